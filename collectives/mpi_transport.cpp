@@ -1,0 +1,82 @@
+#include "collectives/mpi_transport.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "collectives/error.h"
+
+namespace shardroof::coll {
+
+void check_mpi(int rc, const char* what, const char* file, int line) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  throw TransportError(std::string(file) + ":" + std::to_string(line) + ": rank " +
+                       std::to_string(rank) + ": " + what + " failed: " + std::string(msg, len));
+}
+
+namespace {
+
+class MpiRequest final : public Request {
+ public:
+  MpiRequest() = default;
+  MpiRequest(const MpiRequest&) = delete;
+  MpiRequest& operator=(const MpiRequest&) = delete;
+  ~MpiRequest() override {
+    // A request must never outlive its buffer unfinished: complete it, and
+    // swallow errors here (a destructor must not throw).
+    if (!pending_.empty()) {
+      MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(), MPI_STATUSES_IGNORE);
+    }
+  }
+  void wait() override {
+    if (pending_.empty()) return;
+    SHARDROOF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(),
+                                    MPI_STATUSES_IGNORE));
+    pending_.clear();
+  }
+  std::vector<MPI_Request> pending_;
+};
+
+template <class Post>
+RequestPtr post_pieces(std::size_t bytes, Post post) {
+  auto req = std::make_unique<MpiRequest>();
+  // A zero-byte message is still a message: the peer posted one too.
+  std::size_t offset = 0;
+  do {
+    const std::size_t piece = std::min(bytes - offset, MpiTransport::kMaxPieceBytes);
+    MPI_Request r = MPI_REQUEST_NULL;
+    post(offset, static_cast<int>(piece), &r);
+    req->pending_.push_back(r);
+    offset += piece;
+  } while (offset < bytes);
+  return req;
+}
+
+}  // namespace
+
+MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
+  SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  SHARDROOF_MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+RequestPtr MpiTransport::isend(const void* buf, std::size_t bytes, int peer, int tag) {
+  const auto* p = static_cast<const char*>(buf);
+  return post_pieces(bytes, [&](std::size_t off, int n, MPI_Request* r) {
+    SHARDROOF_MPI_CHECK(MPI_Isend(p + off, n, MPI_BYTE, peer, tag, comm_, r));
+  });
+}
+
+RequestPtr MpiTransport::irecv(void* buf, std::size_t bytes, int peer, int tag) {
+  auto* p = static_cast<char*>(buf);
+  return post_pieces(bytes, [&](std::size_t off, int n, MPI_Request* r) {
+    SHARDROOF_MPI_CHECK(MPI_Irecv(p + off, n, MPI_BYTE, peer, tag, comm_, r));
+  });
+}
+
+}  // namespace shardroof::coll

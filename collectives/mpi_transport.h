@@ -1,0 +1,38 @@
+// Transport over MPI point-to-point (MPI_Isend / MPI_Irecv on one
+// communicator). Messages larger than MPI's int count are split into pieces
+// of at most 1 GiB, posted in order, so byte counts are 64-bit end to end.
+#pragma once
+
+#include <mpi.h>
+
+#include "collectives/transport.h"
+
+namespace shardroof::coll {
+
+class MpiTransport final : public Transport {
+ public:
+  // The communicator is borrowed; it must outlive the transport.
+  explicit MpiTransport(MPI_Comm comm);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string_view name() const override { return "mpi"; }
+  MemorySpace memory_space() const override { return MemorySpace::Host; }
+  MPI_Comm comm() const { return comm_; }
+
+  RequestPtr isend(const void* buf, std::size_t bytes, int peer, int tag) override;
+  RequestPtr irecv(void* buf, std::size_t bytes, int peer, int tag) override;
+
+  static constexpr std::size_t kMaxPieceBytes = std::size_t{1} << 30;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// Throws shardroof::coll::MpiError with the library's message, file and line.
+void check_mpi(int rc, const char* what, const char* file, int line);
+#define SHARDROOF_MPI_CHECK(call) ::shardroof::coll::check_mpi((call), #call, __FILE__, __LINE__)
+
+}  // namespace shardroof::coll

@@ -1,0 +1,109 @@
+#include "collectives/ring_reduce_scatter.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "collectives/blocks.h"
+#include "collectives/ring_detail.h"
+
+namespace shardroof::coll {
+namespace detail {
+
+void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const RingOptions& options,
+                               ScratchPool& segments, ScratchPool& blocks, const void* input,
+                               void* full_output, void* block_output, std::size_t count,
+                               DataType type, ReduceOp op) {
+  const int n = transport.size();
+  const int rank = transport.rank();
+  const std::size_t es = size_of(type);
+  const BlockPartition part(count, n);
+  const auto* in = static_cast<const std::byte*>(input);
+  auto* full = static_cast<std::byte*>(full_output);
+  const int next = (rank + 1) % n;
+  const int prev = (rank + n - 1) % n;
+  const auto mod = [n](int x) { return ((x % n) + n) % n; };
+
+  const std::size_t seg_elems = std::max<std::size_t>(1, options.segment_bytes / es);
+  const std::size_t seg_bytes = seg_elems * es;
+  auto* recv_seg = static_cast<std::byte*>(segments.get(memory, 2 * seg_bytes));
+  std::byte* work = nullptr;
+  if (!full) work = static_cast<std::byte*>(blocks.get(memory, 2 * part.max_size() * es));
+
+  // Where the partial sum of block b is written in step k.
+  const auto acc = [&](int step, int b) -> std::byte* {
+    if (full) return full + part.offset(b) * es;
+    if (step == n - 2) return static_cast<std::byte*>(block_output);
+    return work + static_cast<std::size_t>(step % 2) * part.max_size() * es;
+  };
+
+  std::vector<RequestPtr> sends;
+  for (int step = 0; step < n - 1; ++step) {
+    const int b_send = mod(rank - step - 1);
+    const int b_recv = mod(rank - step - 2);
+    const std::byte* src = step == 0 ? in + part.offset(b_send) * es : acc(step - 1, b_send);
+    const std::size_t n_send = part.size(b_send);
+    const std::size_t n_recv = part.size(b_recv);
+    const int tag = options.tag;
+
+    for (std::size_t off = 0; off < n_send; off += seg_elems) {
+      const std::size_t len = std::min(seg_elems, n_send - off);
+      sends.push_back(transport.isend(src + off * es, len * es, next, tag));
+    }
+
+    const std::byte* mine = in + part.offset(b_recv) * es;
+    std::byte* dst = acc(step, b_recv);
+    const std::size_t nseg = (n_recv + seg_elems - 1) / seg_elems;
+    std::array<RequestPtr, 2> recvs;
+    const auto post = [&](std::size_t j) {
+      const std::size_t len = std::min(seg_elems, n_recv - j * seg_elems);
+      recvs[j % 2] = transport.irecv(recv_seg + (j % 2) * seg_bytes, len * es, prev, tag);
+    };
+    if (nseg > 0) post(0);
+    for (std::size_t j = 0; j < nseg; ++j) {
+      if (j + 1 < nseg) post(j + 1);
+      recvs[j % 2]->wait();
+      const std::size_t off = j * seg_elems;
+      const std::size_t len = std::min(seg_elems, n_recv - off);
+      memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
+    }
+    // The next step sends what this one reduced, and the buffer this step
+    // sent from is written again two steps later: both need the sends done.
+    wait_all(sends);
+  }
+}
+
+}  // namespace detail
+
+class RingReduceScatter::Impl {
+ public:
+  Impl(Transport& t, MemoryOps& m, RingOptions o) : transport(t), memory(m), options(o) {}
+  Transport& transport;
+  MemoryOps& memory;
+  RingOptions options;
+  detail::ScratchPool segments;
+  detail::ScratchPool blocks;
+};
+
+RingReduceScatter::RingReduceScatter(Transport& transport, MemoryOps& memory, RingOptions options)
+    : impl_(std::make_unique<Impl>(transport, memory, options)) {}
+
+RingReduceScatter::~RingReduceScatter() = default;
+
+void RingReduceScatter::run(const void* send, void* recv, std::size_t count, DataType type,
+                            ReduceOp op) {
+  auto& t = impl_->transport;
+  const BlockPartition part(count, t.size());
+  const std::size_t mine = part.size(t.rank());
+  const std::size_t es = size_of(type);
+  if (t.size() == 1) {
+    impl_->memory.copy(recv, send, count * es);
+  } else {
+    detail::ring_reduce_scatter_phase(t, impl_->memory, impl_->options, impl_->segments,
+                                      impl_->blocks, send, nullptr, recv, count, type, op);
+  }
+  if (op == ReduceOp::Avg) impl_->memory.divide(recv, mine, type, t.size());
+  impl_->memory.synchronize();
+}
+
+}  // namespace shardroof::coll

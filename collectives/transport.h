@@ -1,0 +1,61 @@
+// Point-to-point transport under the hand-written collectives. A transport
+// moves bytes between ranks of one group; it knows nothing of element types
+// or reductions. MpiTransport (host buffers, or device buffers staged through
+// host memory) and NcclTransport (device buffers) implement it.
+//
+// Ordering: messages between one (source, destination, tag) triple arrive in
+// the order they were posted, as in MPI.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "collectives/memory.h"
+
+namespace shardroof::coll {
+
+// Completion handle of a non-blocking send or receive. wait() blocks until
+// the buffer may be reused (send) or read (receive). Destroying a request
+// that was not waited on waits for it.
+class Request {
+ public:
+  virtual ~Request() = default;
+  virtual void wait() = 0;
+};
+using RequestPtr = std::unique_ptr<Request>;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual std::string_view name() const = 0;
+  // Which buffers isend/irecv accept.
+  virtual MemorySpace memory_space() const = 0;
+
+  virtual RequestPtr isend(const void* buf, std::size_t bytes, int peer, int tag) = 0;
+  virtual RequestPtr irecv(void* buf, std::size_t bytes, int peer, int tag) = 0;
+
+  void send(const void* buf, std::size_t bytes, int peer, int tag) { isend(buf, bytes, peer, tag)->wait(); }
+  void recv(void* buf, std::size_t bytes, int peer, int tag) { irecv(buf, bytes, peer, tag)->wait(); }
+  // Send to one peer while receiving from another, without deadlock.
+  void sendrecv(const void* sendbuf, std::size_t send_bytes, int dst, void* recvbuf,
+                std::size_t recv_bytes, int src, int tag) {
+    auto r = irecv(recvbuf, recv_bytes, src, tag);
+    auto s = isend(sendbuf, send_bytes, dst, tag);
+    r->wait();
+    s->wait();
+  }
+};
+
+inline void wait_all(std::vector<RequestPtr>& requests) {
+  for (auto& r : requests) {
+    if (r) r->wait();
+  }
+  requests.clear();
+}
+
+}  // namespace shardroof::coll

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Set up, build and run shardroof on a fresh Debian 12 machine.
+#
+#   scripts/quickstart.sh main   install what is missing, build, run the main job
+#                                (`shardroof sweep` on 2 local ranks, default config),
+#                                write results/ and the plot
+#   scripts/quickstart.sh test   install what is missing, build, run the whole test suite
+#   scripts/quickstart.sh build  install what is missing and build only
+#
+# Environment: BUILD_DIR (default build), JOBS (default: number of cores),
+# SHARDROOF_CMAKE_ARGS (extra cmake arguments), NP (ranks for `main`, default 2).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+NP=${NP:-2}
+what=${1:-main}
+
+# Debian packages the build, the tests and the plot need.
+packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libopenblas-dev
+          libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libgtest-dev
+          libbenchmark-dev python3 python3-matplotlib)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "quickstart: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  # shellcheck disable=SC2086
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${SHARDROOF_CMAKE_ARGS:-} >/dev/null
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+mpi_flags=(--oversubscribe --mca mpi_yield_when_idle 1)
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+case "$what" in
+  build)
+    install_missing
+    build
+    ;;
+  main)
+    install_missing
+    build
+    mkdir -p results
+    stamp=$(date +%Y%m%d-%H%M%S)
+    mpirun -np "$NP" "${mpi_flags[@]}" "$BUILD_DIR/src/shardroof" sweep \
+      --json "results/sweep-$stamp.json" --csv "results/sweep-$stamp.csv"
+    if /usr/bin/python3 scripts/plot.py "results/sweep-$stamp.json" -o "results/sweep-$stamp.png"; then
+      echo "quickstart: results in results/sweep-$stamp.{json,csv,png}"
+    else
+      echo "quickstart: results in results/sweep-$stamp.{json,csv} (plot failed)" >&2
+      exit 1
+    fi
+    ;;
+  test)
+    install_missing
+    build
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j 1 ${CTEST_ARGS:-}
+    ;;
+  *)
+    echo "usage: $0 main|test|build" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,40 @@
+// A subcommand of `shardroof`: it declares its flags on a CLI11 subcommand
+// (values land in its own typed settings), checks them, then runs.
+// Each command lives in src/commands/<name>.cpp and is listed once in main.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "util/mpi_session.h"
+
+namespace shardroof {
+
+struct RunContext {
+  MpiSession& mpi;
+  std::ostream& out;       // the report: stdout on rank 0, discarded elsewhere
+  std::ostream& progress;  // progress lines: stderr on rank 0, discarded elsewhere
+};
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // Declares this command's flags. Every flag's long name is also its key
+  // in a --config TOML file.
+  virtual void add_options(CLI::App& app) = 0;
+  // Returns the process exit status (see ExitCode); throws Error on failure.
+  virtual int run(RunContext& ctx) = 0;
+};
+
+std::unique_ptr<Command> make_coll_command();
+std::unique_ptr<Command> make_sweep_command();
+std::unique_ptr<Command> make_peak_command();
+std::unique_ptr<Command> make_predict_command();
+std::unique_ptr<Command> make_link_command();
+
+}  // namespace shardroof

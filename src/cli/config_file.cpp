@@ -1,0 +1,110 @@
+#include "cli/config_file.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "util/error.h"
+
+namespace shardroof {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = static_cast<std::size_t>(-1);
+  for (const auto& c : candidates) {
+    const auto d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+std::string value_text(const toml::node& node, const std::string& key, const std::string& path) {
+  if (auto s = node.value<std::string>(); s && node.is_string()) return *s;
+  if (node.is_integer()) return std::to_string(*node.value<long long>());
+  if (node.is_floating_point()) {
+    std::ostringstream os;
+    os.precision(17);
+    os << *node.value<double>();
+    return os.str();
+  }
+  if (node.is_boolean()) return *node.value<bool>() ? "1" : "0";
+  if (const auto* arr = node.as_array()) {
+    std::string out;
+    for (const auto& item : *arr) {
+      if (!out.empty()) out += ',';
+      out += value_text(item, key, path);
+    }
+    return out;
+  }
+  const auto src = node.source();
+  throw_usage("{}:{}: key '{}' must be a string, number, boolean or array", path, src.begin.line, key);
+}
+
+}  // namespace
+
+std::vector<std::string> config_file_to_args(const std::string& path, const std::string& command,
+                                             const std::vector<std::string>& known_keys) {
+  std::ifstream in(path);
+  if (!in) throw_usage("--config: cannot read '{}'", path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  toml::table root;
+  try {
+    root = toml::parse(buf.str(), path);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    throw_usage("{}:{}:{}: malformed TOML: {}", path, src.begin.line, src.begin.column, e.description());
+  }
+
+  std::vector<std::string> args;
+  const auto add_table = [&](const toml::table& table) {
+    for (const auto& [k, v] : table) {
+      const std::string key(k.str());
+      if (v.is_table()) continue;  // command tables are handled below
+      if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end()) {
+        throw_usage("{}:{}: unknown key '{}' for '{}' (did you mean '{}'?)", path, v.source().begin.line,
+                    key, command, closest_match(key, known_keys));
+      }
+      args.push_back("--" + key);
+      args.push_back(value_text(v, key, path));
+    }
+  };
+  add_table(root);
+  for (const auto& [k, v] : root) {
+    if (!v.is_table()) continue;
+    const std::string name(k.str());
+    // Tables for other commands may share one file; only this command's is read.
+    static const std::vector<std::string> kCommands = {"coll", "sweep", "peak", "predict", "link"};
+    if (name == command) {
+      add_table(*v.as_table());
+    } else if (std::find(kCommands.begin(), kCommands.end(), name) == kCommands.end()) {
+      throw_usage("{}:{}: unknown table [{}] (tables are named after commands: coll, sweep, peak, predict, link)",
+                  path, v.source().begin.line, name);
+    }
+  }
+  return args;
+}
+
+}  // namespace shardroof

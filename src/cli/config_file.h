@@ -1,0 +1,24 @@
+// --config FILE: a TOML file whose keys are the long names of a command's
+// flags (`B = 1024`, `D = "64:4096:x2"` or `D = [64, 128]`,
+// `datatype = "float"`). Keys may sit at the top level or in a table named
+// after the command ([sweep]). The file is turned into flag arguments that
+// are placed before the user's own flags, so flags on the command line
+// override the file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace shardroof {
+
+// `known_keys`: the command's long flag names (without dashes). Throws
+// UsageError for an unreadable or malformed file (with its line and column)
+// and for unknown keys (naming the closest known key).
+std::vector<std::string> config_file_to_args(const std::string& path, const std::string& command,
+                                             const std::vector<std::string>& known_keys);
+
+// Edit distance, for "did you mean" suggestions.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace shardroof

@@ -1,0 +1,27 @@
+// Parsing of the value syntaxes the flags share: byte sizes with K/M/G
+// suffixes (powers of 1024, as in nccl-tests), and lists of integers given
+// either as `64,128,1000` or as a geometric range `lo:hi:xK` (lo, lo*K, ...
+// up to hi) or an arithmetic one `lo:hi:+K`. Every parser throws UsageError
+// with the offending text on bad input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardroof {
+
+// "8", "32K", "1M", "4G", "1.5M" -> bytes. Zero is allowed (nccl-tests allows -b 0).
+std::uint64_t parse_bytes(std::string_view text, std::string_view what);
+// A positive integer that may carry a K/M/G suffix.
+std::uint64_t parse_count(std::string_view text, std::string_view what);
+// "64,128,1000" or "lo:hi:xK" or "lo:hi:+K" -> sorted, de-duplicated values.
+std::vector<std::uint64_t> parse_int_list(std::string_view text, std::string_view what);
+// A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
+double parse_number(std::string_view text, std::string_view what);
+
+// "1048576" -> "1 MiB" style short text for tables.
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace shardroof

@@ -1,0 +1,179 @@
+// `shardroof coll`: nccl-tests-style collective benchmark over a size sweep.
+#include <fmt/format.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/values.h"
+#include "collectives/types.h"
+#include "measure/coll_runner.h"
+#include "measure/comm_setup.h"
+#include "report/coll_report.h"
+#include "report/environment.h"
+#include "report/results_file.h"
+#include "util/agreement.h"
+#include "util/error.h"
+
+namespace shardroof {
+namespace {
+
+struct CollFlags {
+  std::string collective = "all_reduce";
+  std::string minbytes = "8";
+  std::string maxbytes = "8M";
+  std::string stepfactor = "4";
+  std::string stepbytes = "0";
+  int iters = 20;
+  int warmup = 5;
+  int check = 1;
+  std::string datatype = "float";
+  std::string op = "sum";
+  std::string impl = "all";
+  std::string backend = "cpu";
+  std::string transport = "mpi";
+  std::string segment_bytes = "1M";
+  std::string json;
+};
+
+class CollCommand final : public Command {
+ public:
+  std::string name() const override { return "coll"; }
+  std::string description() const override {
+    return "nccl-tests-style collective benchmark: ring vs native over a size sweep";
+  }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter | all_gather")->capture_default_str();
+    app.add_option("-b,--minbytes", f_.minbytes, "Smallest size S in bytes (K/M/G suffixes)")->capture_default_str();
+    app.add_option("-e,--maxbytes", f_.maxbytes, "Largest size S in bytes")->capture_default_str();
+    app.add_option("-f,--stepfactor", f_.stepfactor, "Multiply the size by this factor each step")->capture_default_str();
+    app.add_option("-i,--stepbytes", f_.stepbytes, "Add this many bytes each step instead (0: use -f)")->capture_default_str();
+    app.add_option("-n,--iters", f_.iters, "Timed iterations per size")->capture_default_str();
+    app.add_option("-w,--warmup_iters", f_.warmup, "Untimed warm-up iterations per size")->capture_default_str();
+    app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
+    app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
+    app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
+    app.add_option("--impl", f_.impl, "ring | native | all (both, side by side)")->capture_default_str();
+    app.add_option("--backend", f_.backend, "cpu (host buffers)")->capture_default_str();
+    app.add_option("--transport", f_.transport, "mpi")->capture_default_str();
+    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
+    app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
+  }
+
+  int run(RunContext& ctx) override {
+    CollPlan plan;
+    Backend backend = Backend::Cpu;
+    TransportKind transport = TransportKind::Mpi;
+    run_agreed(ctx.mpi.world(), [&] {
+      plan = make_plan();
+      backend = *parse_backend(f_.backend);
+      transport = *parse_transport(f_.transport);
+      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
+    });
+    std::unique_ptr<CommSetup> setup;
+    run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
+
+    nlohmann::json doc;
+    doc["command"] = "coll";
+    doc["ranks"] = ctx.mpi.size();
+    doc["settings"] = settings_json(plan);
+    doc["environment"] = environment_json(ctx.mpi);
+    doc["aggregation"] = kAggregationNote;
+    doc["results"] = nlohmann::json::array();
+
+    CollConsoleReporter console(ctx.out, ctx.mpi.size());
+    std::string setup_text;
+    for (Impl impl : plan.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
+    console.header(plan, fmt::format("{} ({})", setup_text, f_.backend));
+
+    std::vector<CollRecord> all;
+    for (const auto bytes : plan.sizes) {
+      for (Impl impl : plan.impls) {
+        auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes);
+        console.row(recs[0], recs[1]);
+        for (auto& r : recs) {
+          doc["results"].push_back(to_json(r));
+          all.push_back(r);
+        }
+      }
+      // Each finished size reaches the file, so a run that dies keeps it.
+      if (!f_.json.empty() && ctx.mpi.is_root()) write_json_atomically(f_.json, doc);
+    }
+    console.footer(all);
+    if (!f_.json.empty()) ctx.out << "# JSON written to " << f_.json << "\n";
+
+    long long wrong = 0;
+    for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
+    if (wrong > 0) {
+      if (ctx.mpi.is_root())
+        std::cerr << "shardroof: error: " << wrong << " wrong elements (see #wrong)\n";
+      return static_cast<int>(ExitCode::WrongResults);
+    }
+    return 0;
+  }
+
+ private:
+  CollPlan make_plan() const {
+    CollPlan plan;
+    const auto kind = coll::parse_collective(f_.collective);
+    if (!kind) throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter, all_gather)", f_.collective);
+    plan.kind = *kind;
+    const auto type = coll::parse_datatype(f_.datatype);
+    if (!type) throw_usage("--datatype: unknown '{}' (float, double, bfloat16, half, int32)", f_.datatype);
+    plan.type = *type;
+    const auto op = coll::parse_reduce_op(f_.op);
+    if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
+    plan.op = *op;
+    if (f_.impl == "all") {
+      plan.impls = {Impl::Ring, Impl::Native};
+    } else if (const auto impl = parse_impl(f_.impl)) {
+      plan.impls = {*impl};
+    } else {
+      throw_usage("--impl: unknown '{}' (ring, native, all)", f_.impl);
+    }
+    if (!parse_backend(f_.backend)) throw_usage("--backend: unknown '{}' (cpu, cuda)", f_.backend);
+    if (!parse_transport(f_.transport)) throw_usage("--transport: unknown '{}' (mpi, nccl)", f_.transport);
+    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
+    if (f_.warmup < 0) throw_usage("--warmup_iters: must be 0 or more, got {}", f_.warmup);
+    if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
+    plan.timing = {f_.warmup, f_.iters};
+    plan.check = f_.check == 1;
+    const auto lo = parse_bytes(f_.minbytes, "--minbytes");
+    const auto hi = parse_bytes(f_.maxbytes, "--maxbytes");
+    const auto step = parse_bytes(f_.stepbytes, "--stepbytes");
+    const double factor = parse_number(f_.stepfactor, "--stepfactor");
+    if (lo > hi) throw_usage("--minbytes {} is larger than --maxbytes {}", lo, hi);
+    if (step == 0 && !(factor > 1) && lo != hi)
+      throw_usage("--stepfactor: {} never grows the size (needs > 1, or use --stepbytes)", f_.stepfactor);
+    plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, step, coll::size_of(plan.type));
+    plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
+    return plan;
+  }
+
+  nlohmann::json settings_json(const CollPlan& plan) const {
+    return {{"collective", coll::to_string(plan.kind)},
+            {"datatype", coll::to_string(plan.type)},
+            {"op", coll::to_string(plan.op)},
+            {"impl", f_.impl},
+            {"backend", f_.backend},
+            {"transport", f_.transport},
+            {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
+            {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},
+            {"stepfactor", f_.stepfactor},
+            {"stepbytes", f_.stepbytes},
+            {"sizes", plan.sizes},
+            {"iters", plan.timing.iters},
+            {"warmup_iters", plan.timing.warmup},
+            {"check", plan.check},
+            {"segment_bytes", plan.ring.segment_bytes}};
+  }
+
+  CollFlags f_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_coll_command() { return std::make_unique<CollCommand>(); }
+
+}  // namespace shardroof

@@ -1,0 +1,123 @@
+#include "measure/coll_runner.h"
+
+#include <cmath>
+#include <memory>
+
+#include "collectives/blocks.h"
+#include "collectives/check_pattern.h"
+#include "util/mpi_session.h"
+
+namespace shardroof {
+
+std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                      double factor, std::uint64_t step_bytes,
+                                      std::size_t element_bytes) {
+  std::vector<std::uint64_t> out;
+  const auto align = [&](std::uint64_t b) { return b / element_bytes * element_bytes; };
+  for (std::uint64_t size = min_bytes; size <= max_bytes;) {
+    const auto s = align(size);
+    if (out.empty() || out.back() != s) out.push_back(s);
+    std::uint64_t next;
+    if (step_bytes > 0) {
+      next = size + step_bytes;
+    } else {
+      next = size == 0 ? element_bytes
+                       : static_cast<std::uint64_t>(std::ceil(static_cast<double>(size) * factor));
+    }
+    if (next <= size) break;  // validated earlier; guards against overflow
+    size = next;
+  }
+  return out;
+}
+
+namespace {
+
+// Host staging for filling and checking buffers that may live on a device.
+struct Buffers {
+  std::unique_ptr<coll::Allocation> send;   // out-of-place input
+  std::unique_ptr<coll::Allocation> recv;   // out-of-place output
+  std::unique_ptr<coll::Allocation> inplace;
+  std::unique_ptr<coll::Allocation> pristine;  // the in-place input, kept to restore it
+};
+
+}  // namespace
+
+std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
+                                           Impl impl, std::uint64_t bytes) {
+  auto& mem = setup.memory();
+  auto collective = setup.make(plan.kind, impl, plan.ring);
+  const int rank = setup.transport().rank();
+  const int n = setup.transport().size();
+  const std::size_t es = coll::size_of(plan.type);
+  const std::uint64_t count = bytes / es;
+  const coll::BlockPartition part(count, n);
+  const std::size_t my_off = part.offset(rank);
+  const std::size_t my_size = part.size(rank);
+
+  // Element counts of the input and output buffers of this collective.
+  std::size_t in_count = count, out_count = count, in_first = 0, out_first = 0;
+  if (plan.kind == coll::CollectiveKind::ReduceScatter) {
+    out_count = my_size;
+    out_first = my_off;
+  } else if (plan.kind == coll::CollectiveKind::AllGather) {
+    in_count = my_size;
+    in_first = my_off;
+  }
+
+  // All memory is made and filled before anything is timed.
+  std::vector<std::byte> host(std::max(in_count, out_count) * es + 1);
+  Buffers buf;
+  buf.send = mem.allocate(in_count * es);
+  buf.recv = mem.allocate(out_count * es);
+  buf.inplace = mem.allocate(count * es);
+  buf.pristine = mem.allocate(count * es);
+  coll::fill_pattern(host.data(), in_count, in_first, rank, n, plan.type, plan.op);
+  mem.copy(buf.send->data(), host.data(), in_count * es);
+  // In place, the full-size buffer holds the input at the input's place.
+  std::vector<std::byte> full(count * es + 1);
+  coll::fill_pattern(full.data(), count, 0, rank, n, plan.type, plan.op);
+  mem.copy(buf.pristine->data(), full.data(), count * es);
+  mem.synchronize();
+
+  auto* inplace = static_cast<std::byte*>(buf.inplace->data());
+  const void* ip_send = inplace;
+  void* ip_recv = inplace;
+  if (plan.kind == coll::CollectiveKind::ReduceScatter) ip_recv = inplace + my_off * es;
+  if (plan.kind == coll::CollectiveKind::AllGather) ip_send = inplace + my_off * es;
+
+  HostClock host_clock;
+  Clock& clock = host_clock;
+  std::vector<CollRecord> records;
+  for (const bool in_place : {false, true}) {
+    CollRecord rec{plan.kind, std::string(to_string(impl)), setup.describe(impl), plan.type, plan.op,
+                   in_place, count * es, count, {}, 0, 0, -1};
+    const void* s = in_place ? ip_send : buf.send->data();
+    void* r = in_place ? ip_recv : buf.recv->data();
+    IterationFn restore;
+    if (in_place) {
+      // In place, each run consumes its input: restore it before every
+      // iteration, outside the timed region.
+      restore = [&](int) {
+        mem.copy(inplace, buf.pristine->data(), count * es);
+        mem.synchronize();
+      };
+    }
+    rec.time = measure(comm, plan.timing, clock,
+                       [&](int) { collective->run(s, r, count, plan.type, plan.op); }, restore);
+    const double t = rec.time.median;
+    rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
+    rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);
+
+    if (plan.check) {
+      mem.copy(host.data(), r, out_count * es);
+      mem.synchronize();
+      const auto wrong = coll::count_wrong(host.data(), out_count, out_first, count, n, plan.kind,
+                                           plan.type, plan.op);
+      rec.wrong = sum_over_ranks(comm, static_cast<long long>(wrong));
+    }
+    records.push_back(rec);
+  }
+  return records;
+}
+
+}  // namespace shardroof

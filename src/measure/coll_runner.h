@@ -1,0 +1,52 @@
+// Measures one collective at one size, nccl-tests style: out of place, then
+// in place; each timed by the timing module and then checked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.h"
+#include "measure/comm_setup.h"
+#include "timing/timing.h"
+
+namespace shardroof {
+
+struct CollPlan {
+  coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
+  coll::DataType type = coll::DataType::Float;
+  coll::ReduceOp op = coll::ReduceOp::Sum;
+  std::vector<Impl> impls{Impl::Ring};
+  std::vector<std::uint64_t> sizes;  // bytes S of the whole array, multiples of the element size
+  TimingPlan timing;
+  bool check = true;
+  coll::RingOptions ring;
+};
+
+// One measured row: an implementation at one size, in place or not.
+struct CollRecord {
+  coll::CollectiveKind kind;
+  std::string impl;       // "ring" / "native"
+  std::string algorithm;  // what ran, e.g. "ring/mpi" or "mpi"
+  coll::DataType type;
+  coll::ReduceOp op;
+  bool in_place = false;
+  std::uint64_t bytes = 0;  // S as nccl-tests counts it
+  std::uint64_t count = 0;  // elements of the whole array
+  TimeStats time;           // seconds
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  long long wrong = -1;  // elements wrong over all ranks; -1 when not checked
+};
+
+// The sizes -b..-e by factor f (or by step bytes when step_bytes > 0),
+// rounded down to whole elements, as nccl-tests does.
+std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                      double factor, std::uint64_t step_bytes,
+                                      std::size_t element_bytes);
+
+// Measures `impl` at `bytes`: returns the out-of-place and the in-place record.
+std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
+                                           Impl impl, std::uint64_t bytes);
+
+}  // namespace shardroof

@@ -1,0 +1,82 @@
+#include "measure/comm_setup.h"
+
+#include "collectives/mpi_native.h"
+#include "collectives/mpi_transport.h"
+#include "collectives/ring_all_gather.h"
+#include "collectives/ring_all_reduce.h"
+#include "collectives/ring_reduce_scatter.h"
+#include "shardroof/config.h"
+#include "util/error.h"
+
+namespace shardroof {
+
+std::string_view to_string(Impl impl) { return impl == Impl::Ring ? "ring" : "native"; }
+
+std::optional<Impl> parse_impl(std::string_view name) {
+  if (name == "ring") return Impl::Ring;
+  if (name == "native") return Impl::Native;
+  return std::nullopt;
+}
+
+std::string_view to_string(TransportKind t) { return t == TransportKind::Mpi ? "mpi" : "nccl"; }
+
+std::optional<TransportKind> parse_transport(std::string_view name) {
+  if (name == "mpi") return TransportKind::Mpi;
+  if (name == "nccl") return TransportKind::Nccl;
+  return std::nullopt;
+}
+
+std::string_view to_string(Backend b) { return b == Backend::Cpu ? "cpu" : "cuda"; }
+
+std::optional<Backend> parse_backend(std::string_view name) {
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") return Backend::Cuda;
+  return std::nullopt;
+}
+
+namespace {
+
+std::unique_ptr<coll::Collective> make_ring(coll::CollectiveKind kind, coll::Transport& t,
+                                            coll::MemoryOps& m, const coll::RingOptions& ring) {
+  switch (kind) {
+    case coll::CollectiveKind::AllReduce: return std::make_unique<coll::RingAllReduce>(t, m, ring);
+    case coll::CollectiveKind::ReduceScatter: return std::make_unique<coll::RingReduceScatter>(t, m, ring);
+    case coll::CollectiveKind::AllGather: return std::make_unique<coll::RingAllGather>(t, m, ring);
+  }
+  return nullptr;
+}
+
+class HostMpiSetup final : public CommSetup {
+ public:
+  explicit HostMpiSetup(MPI_Comm comm) : comm_(comm), transport_(comm) {}
+  coll::Transport& transport() override { return transport_; }
+  coll::MemoryOps& memory() override { return memory_; }
+  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
+                                         const coll::RingOptions& ring) override {
+    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
+    return make_ring(kind, transport_, memory_, ring);
+  }
+  std::string describe(Impl impl) const override { return impl == Impl::Ring ? "ring/mpi" : "mpi"; }
+
+ private:
+  MPI_Comm comm_;
+  coll::MpiTransport transport_;
+  coll::HostMemoryOps memory_;
+};
+
+}  // namespace
+
+std::unique_ptr<CommSetup> make_host_mpi_setup(MPI_Comm comm) { return std::make_unique<HostMpiSetup>(comm); }
+
+std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transport, MPI_Comm comm) {
+  if (backend == Backend::Cpu) {
+    if (transport != TransportKind::Mpi)
+      throw_usage("--transport {} needs --backend cuda (NCCL moves device buffers)", to_string(transport));
+    return make_host_mpi_setup(comm);
+  }
+  if (!SHARDROOF_WITH_CUDA)
+    throw_usage("--backend cuda: this shardroof was built without CUDA ({})", "configure with -DSHARDROOF_WITH_CUDA=ON");
+  throw_usage("--backend cuda is not available yet in this build");
+}
+
+}  // namespace shardroof

@@ -1,0 +1,51 @@
+// The communication stack a benchmark runs on: the transport, the memory
+// operations for its buffers, and the factory that builds a collective by
+// kind and implementation ("ring" = ours, "native" = the library's own).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "collectives/collective.h"
+#include "collectives/memory.h"
+#include "collectives/ring_options.h"
+#include "collectives/transport.h"
+
+namespace shardroof {
+
+enum class Impl { Ring, Native };
+std::string_view to_string(Impl impl);
+std::optional<Impl> parse_impl(std::string_view name);
+
+enum class TransportKind { Mpi, Nccl };
+std::string_view to_string(TransportKind t);
+std::optional<TransportKind> parse_transport(std::string_view name);
+
+enum class Backend { Cpu, Cuda };
+std::string_view to_string(Backend b);
+std::optional<Backend> parse_backend(std::string_view name);
+
+class CommSetup {
+ public:
+  virtual ~CommSetup() = default;
+  virtual coll::Transport& transport() = 0;
+  virtual coll::MemoryOps& memory() = 0;
+  // Builds a collective; throws UsageError if this setup cannot provide it.
+  virtual std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
+                                                 const coll::RingOptions& ring) = 0;
+  // Human-readable name of what `impl` runs on this setup, e.g. "ring/mpi".
+  virtual std::string describe(Impl impl) const = 0;
+};
+
+// Host buffers over MPI point-to-point (ring) or MPI's own collectives (native).
+std::unique_ptr<CommSetup> make_host_mpi_setup(MPI_Comm comm);
+
+// The setup for a backend and transport; throws UsageError for combinations
+// this build cannot run.
+std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transport, MPI_Comm comm);
+
+}  // namespace shardroof

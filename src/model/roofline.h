@@ -1,0 +1,66 @@
+// The inter-chip roofline model (DESIGN.md §2), used by `predict` alone and
+// by `sweep` beside its measurements. Symbols: N ranks, s bytes per element,
+// C FLOP/s of one rank, W one-way link bandwidth per rank (bytes/s), a
+// per-message latency (s), g seconds per element reduced, M local memory
+// bandwidth (bytes/s, 0 = ignore the local memory roof).
+//
+//   T_math = max(2*B*ceil(D/N)*F / C, bytes_local / M),
+//            bytes_local = (B*ceil(D/N) + ceil(D/N)*F + B*F) * s
+//   ring AllReduce:     T_comm = 2(N-1)*a + 2(N-1)/N * B*F*s/W + (N-1)/N * B*F*g
+//   ring ReduceScatter: T_comm =  (N-1)*a +  (N-1)/N * B*F*s/W + (N-1)/N * B*F*g
+//   D*_AR = (N-1)*s*C/W    + N(N-1)*a*C/(B*F)   + (N-1)*g*C/2
+//   D*_RS = (N-1)*s*C/(2W) + N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace shardroof::model {
+
+enum class Collective { AllReduce, ReduceScatter };
+
+struct Ceilings {
+  double flops_per_s = 0;        // C
+  double link_bytes_per_s = 0;   // W, one way, per rank
+  double latency_s = 0;          // a
+  double reduce_s_per_elem = 0;  // g
+  double memory_bytes_per_s = 0; // M (0: no memory roof)
+};
+
+struct Shape {
+  double B = 0;
+  double F = 0;
+  int ranks = 2;                // N
+  double bytes_per_elem = 4;    // s
+  Collective collective = Collective::AllReduce;
+};
+
+// The shard the slowest rank holds: ceil(D/N).
+double slowest_shard(double D, int ranks);
+
+double t_math(const Shape& shape, const Ceilings& c, double D);
+double t_math_compute_only(const Shape& shape, const Ceilings& c, double D);
+double t_comm(const Shape& shape, const Ceilings& c);
+
+// Crossover D* (T_math = T_comm with the compute roof only), all terms.
+double d_star(const Shape& shape, const Ceilings& c);
+// The bandwidth term alone: (N-1)*s*C/W (AR) or (N-1)*s*C/(2W) (RS).
+double d_star_bandwidth(const Shape& shape, const Ceilings& c);
+// Critical intensity C/W (FLOPs per byte sent).
+double critical_intensity(const Ceilings& c);
+// Inter-chip arithmetic intensity at D: FLOPs per rank / bytes sent per rank
+// = D/((N-1)*s) for AllReduce, 2D/((N-1)*s) for ReduceScatter.
+double intensity(const Shape& shape, double D);
+
+struct Point {
+  double D = 0;
+  double t_math = 0;
+  double t_comm = 0;
+  bool compute_bound = false;        // t_math >= t_comm
+  double frac_peak_overlap = 0;      // useful compute time / max(T_math, T_comm)
+  double frac_peak_no_overlap = 0;   // useful compute time / (T_math + T_comm)
+};
+
+Point evaluate(const Shape& shape, const Ceilings& c, double D);
+
+}  // namespace shardroof::model

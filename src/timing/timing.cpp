@@ -1,0 +1,58 @@
+#include "timing/timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "collectives/mpi_transport.h"
+
+namespace shardroof {
+
+TimeStats summarize(std::vector<double> samples) {
+  TimeStats s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  s.min = samples.front();
+  s.max = samples.back();
+  s.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return s;
+}
+
+void HostClock::start() {
+  t0_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double HostClock::stop() {
+  const double t1 =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return t1 - t0_;
+}
+
+std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                    const IterationFn& op, const IterationFn& prepare) {
+  for (int i = 0; i < plan.warmup; ++i) {
+    if (prepare) prepare(-1 - i);
+    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+    op(-1 - i);
+  }
+  std::vector<double> local(static_cast<std::size_t>(std::max(plan.iters, 0)));
+  for (int i = 0; i < plan.iters; ++i) {
+    if (prepare) prepare(i);
+    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+    clock.start();
+    op(i);
+    local[static_cast<std::size_t>(i)] = clock.stop();
+  }
+  // One reduction after the loop: the maxima are taken outside timed regions.
+  std::vector<double> slowest(local.size());
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()),
+                                    MPI_DOUBLE, MPI_MAX, comm));
+  return slowest;
+}
+
+TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
+                  const IterationFn& prepare) {
+  return summarize(time_iterations(comm, plan, clock, op, prepare));
+}
+
+}  // namespace shardroof

@@ -1,0 +1,70 @@
+// The one timing module every command uses (the rules of DESIGN.md §4):
+//  - warm-up iterations run first and are never timed;
+//  - each timed iteration starts after a barrier;
+//  - an iteration's time is the MAX over ranks (a step ends when its
+//    slowest rank ends);
+//  - a measurement reports the median, min and max over iterations.
+// The body measures itself through a Clock, so device work can be timed with
+// stream events (the CUDA backend's clock) and host work with steady_clock.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace shardroof {
+
+// Median, min and max over iterations of the per-iteration maximum over ranks.
+struct TimeStats {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+};
+
+// What the output says about how numbers were aggregated.
+inline constexpr std::string_view kAggregationNote =
+    "time per iteration = max over ranks; reported: median (min, max) over iterations";
+
+TimeStats summarize(std::vector<double> samples);
+
+// Times one operation on this rank.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual void start() = 0;
+  // Seconds since start(), after all work issued since then has finished.
+  virtual double stop() = 0;
+};
+
+class HostClock final : public Clock {
+ public:
+  void start() override;
+  double stop() override;
+
+ private:
+  double t0_ = 0;
+};
+
+struct TimingPlan {
+  int warmup = 5;
+  int iters = 20;
+};
+
+using IterationFn = std::function<void(int iteration)>;
+
+// Runs `op(iteration)` plan.warmup times untimed, then plan.iters times
+// timed, each after a barrier on `comm`. Returns the per-iteration maxima
+// over ranks (identical on every rank). `op` receives the iteration index,
+// negative for warm-up. `prepare(iteration)`, if given, runs before each
+// iteration's barrier, outside the timed region: it refreshes or rotates
+// buffers (e.g. restores an in-place input).
+std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                    const IterationFn& op, const IterationFn& prepare = {});
+
+// time_iterations followed by summarize.
+TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
+                  const IterationFn& prepare = {});
+
+}  // namespace shardroof
