@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -14,8 +15,11 @@
 #include "cli/command.h"
 #include "cli/config_file.h"
 #include "report/environment.h"
+#include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/mpi_session.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -85,6 +89,9 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bool show_version = false;
   app.add_flag("--version", show_version, "Print the version, backends and transports, then exit");
+  // Flags every command shares (see README, "Exit status and reliability").
+  double timeout_s = 300;
+  bool force = false;
 
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;
@@ -93,19 +100,37 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
     sub->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     sub->add_option("--config", "TOML file whose keys are this command's long flag names; flags override it");
     sub->add_flag("--version", show_version, "Print the version and exit");
+    if (cmd->name() != "predict") {
+      sub->add_option("--timeout", timeout_s,
+                      "Seconds an operation may go without progress before the watchdog ends the job (0: never)")
+          ->capture_default_str();
+    }
+    sub->add_flag("--force", force, "Overwrite existing output files (otherwise a fresh name is chosen and printed)");
     cmd->add_options(*sub);
     subs.emplace_back(sub, cmd.get());
   }
 
+  // The config file is read on every rank; a rank that cannot read it (or
+  // reads a different one) fails the job on every rank, before any command
+  // starts a collective.
+  std::vector<std::string> args;
+  run_agreed(mpi.world(), [&] { args = expand_config(argc, argv, app); });
+  require_same_settings(mpi.world(), args, "command line and config file");
   try {
-    auto args = expand_config(argc, argv, app);
     std::reverse(args.begin(), args.end());
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     // Every rank parsed the same arguments, so every rank ends here: only
     // rank 0 speaks.
-    if (!mpi.is_root()) return e.get_exit_code() == 0 ? 0 : static_cast<int>(ExitCode::Usage);
+    // The barrier keeps the other ranks from exiting (and the launcher from
+    // killing rank 0) before rank 0 has printed.
+    if (!mpi.is_root()) {
+      barrier(mpi.world());
+      return e.get_exit_code() == 0 ? 0 : static_cast<int>(ExitCode::Usage);
+    }
     const int rc = app.exit(e, std::cout, std::cerr);
+    std::cout << std::flush;
+    barrier(mpi.world());
     return rc == 0 ? 0 : static_cast<int>(ExitCode::Usage);
   }
 
@@ -113,9 +138,18 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
     out << version_text(mpi) << '\n';
     return 0;
   }
+  run_agreed(mpi.world(), [&] {
+    if (!(timeout_s >= 0)) throw_usage("--timeout: must be 0 (no watchdog) or a number of seconds, got {}", timeout_s);
+  });
+  process_watchdog().set_rank(mpi.rank());
+  process_watchdog().set_timeout(timeout_s);
   for (auto& [sub, cmd] : subs) {
     if (sub->parsed()) {
-      RunContext ctx{mpi, out, progress};
+      RunContext ctx{mpi, out, progress, force};
+      // The whole command is one watched operation: a rank stuck anywhere
+      // between two steps (inner scopes mark the steps) is found too.
+      std::optional<WatchdogScope> watched;
+      if (cmd->name() != "predict") watched.emplace("shardroof " + cmd->name());
       return cmd->run(ctx);
     }
   }
@@ -136,12 +170,17 @@ int main(int argc, char** argv) {
     std::cerr << "shardroof: error: cannot start MPI: " << e.what() << '\n';
     return static_cast<int>(ExitCode::Runtime);
   }
+  install_interrupt_handlers();
+  if (mpi->is_root()) set_interrupt_note("no results were written yet");
   int code = 0;
   try {
     code = run_main(*mpi, argc, argv);
   } catch (const Error& e) {
     if (e.agreed()) {
       if (mpi->is_root()) std::cerr << "shardroof: error: " << e.what() << '\n' << std::flush;
+      // Every rank is here: wait until rank 0 has printed, or the launcher,
+      // seeing another rank exit non-zero, may kill rank 0 mid-message.
+      MPI_Barrier(MPI_COMM_WORLD);
       return static_cast<int>(e.code());
     }
     std::cerr << "shardroof: error (rank " << mpi->rank() << "): " << e.what() << '\n' << std::flush;

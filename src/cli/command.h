@@ -17,6 +17,7 @@ struct RunContext {
   MpiSession& mpi;
   std::ostream& out;       // the report: stdout on rank 0, discarded elsewhere
   std::ostream& progress;  // progress lines: stderr on rank 0, discarded elsewhere
+  bool force = false;      // --force: overwrite existing output files (see agree_output_path)
 };
 
 class Command {

@@ -1,6 +1,8 @@
 // `shardroof coll`: nccl-tests-style collective benchmark over a size sweep.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,9 @@
 #include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
+#include "util/memory_budget.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -54,7 +59,7 @@ class CollCommand final : public Command {
     app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
     app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
-    app.add_option("--impl", f_.impl, "ring | native | all (both, side by side)")->capture_default_str();
+    app.add_option("--impl", f_.impl, "auto | ring | direct | native, a comma-separated list, or all (auto,ring,native side by side)")->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (host buffers)")->capture_default_str();
     app.add_option("--transport", f_.transport, "mpi")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
@@ -65,12 +70,17 @@ class CollCommand final : public Command {
     CollPlan plan;
     Backend backend = Backend::Cpu;
     TransportKind transport = TransportKind::Mpi;
+    const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
       backend = *parse_backend(f_.backend);
       transport = *parse_transport(f_.transport);
-      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
+      check_native_limits(plan, ctx.mpi.size());
+      if (!plan.sizes.empty())
+        require_memory(node, bytes_per_rank(plan.kind, plan.sizes.back(), ctx.mpi.size()),
+                       fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
     });
+    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
 
@@ -88,8 +98,11 @@ class CollCommand final : public Command {
     console.header(plan, fmt::format("{} ({})", setup_text, f_.backend));
 
     std::vector<CollRecord> all;
+    std::size_t sizes_done = 0;
+    bool interrupted = false;
     for (const auto bytes : plan.sizes) {
       for (Impl impl : plan.impls) {
+        WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(plan.kind), to_string(impl), format_bytes(bytes)));
         auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes);
         console.row(recs[0], recs[1]);
         for (auto& r : recs) {
@@ -97,11 +110,32 @@ class CollCommand final : public Command {
           all.push_back(r);
         }
       }
+      ++sizes_done;
       // Each finished size reaches the file, so a run that dies keeps it.
-      if (!f_.json.empty() && ctx.mpi.is_root()) write_json_atomically(f_.json, doc);
+      if (!json_path.empty() && ctx.mpi.is_root()) {
+        write_json_atomically(json_path, doc);
+        set_interrupt_note(fmt::format("{} of {} sizes are in {}", sizes_done, plan.sizes.size(), json_path));
+      }
+      // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
+      if (sizes_done < plan.sizes.size() && any_rank_interrupted(ctx.mpi.world())) {
+        interrupted = true;
+        break;
+      }
     }
     console.footer(all);
-    if (!f_.json.empty()) ctx.out << "# JSON written to " << f_.json << "\n";
+    if (interrupted) {
+      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
+      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
+    }
+    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
+    if (interrupted) {
+      if (ctx.mpi.is_root())
+        std::cerr << "shardroof: interrupted after " << sizes_done << " of " << plan.sizes.size() << " sizes"
+                  << (json_path.empty() ? std::string("; no --json file was asked for")
+                                        : "; finished sizes are in " + json_path)
+                  << '\n';
+      return static_cast<int>(ExitCode::Interrupted);
+    }
 
     long long wrong = 0;
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
@@ -125,13 +159,7 @@ class CollCommand final : public Command {
     const auto op = coll::parse_reduce_op(f_.op);
     if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
     plan.op = *op;
-    if (f_.impl == "all") {
-      plan.impls = {Impl::Ring, Impl::Native};
-    } else if (const auto impl = parse_impl(f_.impl)) {
-      plan.impls = {*impl};
-    } else {
-      throw_usage("--impl: unknown '{}' (ring, native, all)", f_.impl);
-    }
+    plan.impls = parse_impl_list(f_.impl, plan.kind);
     if (!parse_backend(f_.backend)) throw_usage("--backend: unknown '{}' (cpu, cuda)", f_.backend);
     if (!parse_transport(f_.transport)) throw_usage("--transport: unknown '{}' (mpi, nccl)", f_.transport);
     if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
@@ -149,6 +177,59 @@ class CollCommand final : public Command {
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, step, coll::size_of(plan.type));
     plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
     return plan;
+  }
+
+  // What measure_collective allocates per rank at `bytes` (send, recv, in
+  // place, its pristine copy, two host staging arrays), plus one more array
+  // for the MPI library's own temporaries.
+  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, int nranks) {
+    const std::uint64_t block = (bytes + static_cast<std::uint64_t>(nranks) - 1) / static_cast<std::uint64_t>(nranks);
+    const std::uint64_t in = kind == coll::CollectiveKind::AllGather ? block : bytes;
+    const std::uint64_t out = kind == coll::CollectiveKind::ReduceScatter ? block : bytes;
+    std::uint64_t total = saturating_add(in, out);
+    total = saturating_add(total, saturating_mul(bytes, 4));  // in place, pristine, host staging, full pattern
+    return saturating_add(total, bytes);
+  }
+
+  // MPI counts are ints: the native collectives cannot move some sizes.
+  static void check_native_limits(const CollPlan& plan, int nranks) {
+    if (std::find(plan.impls.begin(), plan.impls.end(), Impl::Native) == plan.impls.end()) return;
+    const std::size_t es = coll::size_of(plan.type);
+    const auto n = static_cast<std::uint64_t>(nranks);
+    for (const auto bytes : plan.sizes) {
+      const std::uint64_t count = bytes / es;
+      const std::uint64_t block = (count + n - 1) / n;
+      bool too_big = false;
+      if (plan.kind == coll::CollectiveKind::ReduceScatter) too_big = block > INT_MAX;
+      if (plan.kind == coll::CollectiveKind::AllGather)
+        too_big = count % n == 0 ? block * es > INT_MAX : bytes > INT_MAX;
+      if (too_big)
+        throw_usage("--impl {}: native MPI {} cannot move {} on {} ranks (MPI counts are ints); "
+                    "use --impl ring or a smaller --maxbytes",
+                    to_string(Impl::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks);
+    }
+  }
+
+  // "all", one name, or a comma-separated list of names.
+  static std::vector<Impl> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
+    if (text == "all") {
+      std::vector<Impl> impls{Impl::Auto, Impl::Ring, Impl::Native};
+      return impls;
+    }
+    std::vector<Impl> impls;
+    std::string_view rest = text;
+    while (true) {
+      const auto comma = rest.find(',');
+      const auto name = rest.substr(0, comma);
+      const auto impl = parse_impl(name);
+      if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, direct, native, all, or a list like auto,native)", name);
+      if (*impl != Impl::Native && !coll::supports(own_algorithm(*impl), kind))
+        throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
+      impls.push_back(*impl);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return impls;
   }
 
   nlohmann::json settings_json(const CollPlan& plan) const {

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/agreement.h"
 #include "util/error.h"
+#include "util/mpi_session.h"
 
 namespace shardroof {
 
@@ -42,6 +44,45 @@ void check_writable(const std::string& path, const std::string& flag) {
 
 void write_json_atomically(const std::string& path, const nlohmann::json& doc) {
   write_file_atomically(path, doc.dump(2) + "\n");
+}
+
+void check_readable(const std::string& path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty()) throw_usage("{}: empty file name", flag);
+  if (!fs::exists(path, ec)) throw_usage("{}: '{}' does not exist", flag, path);
+  if (fs::is_directory(path, ec)) throw_usage("{}: '{}' is a directory, not a file", flag, path);
+  if (::access(path.c_str(), R_OK) != 0) throw_usage("{}: '{}' is not readable: {}", flag, path, std::strerror(errno));
+}
+
+std::string choose_output_path(const std::string& path, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (force || !fs::exists(path, ec)) return path;
+  const fs::path p(path);
+  const std::string stem = p.stem().string();
+  const std::string ext = p.extension().string();
+  for (int i = 1;; ++i) {
+    fs::path candidate = p.parent_path() / (stem + "-" + std::to_string(i) + ext);
+    if (!fs::exists(candidate, ec)) return candidate.string();
+  }
+}
+
+std::string agree_output_path(MPI_Comm comm, const std::string& path, bool force, const std::string& flag,
+                              std::ostream& note) {
+  if (path.empty()) return path;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string chosen;
+  run_agreed(comm, [&] {
+    if (rank != 0) return;
+    chosen = choose_output_path(path, force);
+    check_writable(chosen, flag);
+  });
+  chosen = broadcast_string(comm, chosen);
+  if (rank == 0 && chosen != path)
+    note << flag << ": '" << path << "' exists; writing '" << chosen << "' instead (--force overwrites)\n";
+  return chosen;
 }
 
 }  // namespace shardroof

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "collectives/mpi_transport.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 
@@ -30,13 +33,18 @@ double HostClock::stop() {
 
 std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                     const IterationFn& op, const IterationFn& prepare) {
+  // Each iteration is a watched step (util/watchdog.h): the scope opens
+  // before the barrier and closes after the clock stops, outside the timed
+  // region, and names the step in the watchdog's message.
   for (int i = 0; i < plan.warmup; ++i) {
+    WatchdogScope step(fmt::format("warm-up iteration {} of {}", i + 1, plan.warmup));
     if (prepare) prepare(-1 - i);
     SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
     op(-1 - i);
   }
   std::vector<double> local(static_cast<std::size_t>(std::max(plan.iters, 0)));
   for (int i = 0; i < plan.iters; ++i) {
+    WatchdogScope step(fmt::format("timed iteration {} of {}", i + 1, plan.iters));
     if (prepare) prepare(i);
     SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
     clock.start();
@@ -45,6 +53,7 @@ std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock
   }
   // One reduction after the loop: the maxima are taken outside timed regions.
   std::vector<double> slowest(local.size());
+  WatchdogScope step("max over ranks of the iteration times");
   SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()),
                                     MPI_DOUBLE, MPI_MAX, comm));
   return slowest;
