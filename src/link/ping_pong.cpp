@@ -1,0 +1,122 @@
+#include "link/ping_pong.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "collectives/mpi_transport.h"
+
+namespace shardroof::link {
+namespace {
+
+constexpr int kPingTag = 7101;
+constexpr int kPongTag = 7102;
+
+// Owns a communicator (freed on scope exit).
+class CommHandle {
+ public:
+  CommHandle() = default;
+  ~CommHandle() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  CommHandle(const CommHandle&) = delete;
+  CommHandle& operator=(const CommHandle&) = delete;
+  MPI_Comm* out() { return &comm_; }
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Message bytes that are neither zero nor the same on both sides.
+void fill_pattern(std::vector<unsigned char>& buf, int rank) {
+  for (std::size_t i = 0; i < buf.size(); ++i)
+    buf[i] = static_cast<unsigned char>((i * 131 + static_cast<std::size_t>(rank) * 17 + 1) & 0xff);
+}
+
+// Runs the ping-pong on the pair's two ranks (local rank 0 is src).
+std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long long& wrong) {
+  int me = 0;
+  SHARDROOF_MPI_CHECK(MPI_Comm_rank(pair_comm, &me));
+  const int peer = 1 - me;
+  const std::uint64_t max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
+  std::vector<unsigned char> send(max_bytes);
+  std::vector<unsigned char> recv(max_bytes);
+  fill_pattern(send, me);
+  wrong = plan.check ? 0 : -1;
+
+  std::vector<SizeTime> out;
+  HostClock clock;
+  for (const std::uint64_t bytes : plan.sizes) {
+    const int count = static_cast<int>(bytes);
+    // src sends and waits for the echo; dst receives and echoes what it got.
+    const IterationFn round_trip = [&](int) {
+      if (me == 0) {
+        SHARDROOF_MPI_CHECK(MPI_Send(send.data(), count, MPI_BYTE, peer, kPingTag, pair_comm));
+        SHARDROOF_MPI_CHECK(MPI_Recv(recv.data(), count, MPI_BYTE, peer, kPongTag, pair_comm, MPI_STATUS_IGNORE));
+      } else {
+        SHARDROOF_MPI_CHECK(MPI_Recv(recv.data(), count, MPI_BYTE, peer, kPingTag, pair_comm, MPI_STATUS_IGNORE));
+        SHARDROOF_MPI_CHECK(MPI_Send(recv.data(), count, MPI_BYTE, peer, kPongTag, pair_comm));
+      }
+    };
+    // Clear the landing buffer outside the timed region so the check after
+    // timing sees this size's echo, not an earlier one.
+    const IterationFn clear = [&](int) {
+      if (me == 0 && plan.check) std::memset(recv.data(), 0, bytes);
+    };
+    const TimeStats rt = measure(pair_comm, plan.timing, clock, round_trip, clear);
+    out.push_back({bytes, {rt.median / 2, rt.min / 2, rt.max / 2}});
+    if (me == 0 && plan.check && plan.timing.iters + plan.timing.warmup > 0) {
+      for (std::uint64_t i = 0; i < bytes; ++i) wrong += send[i] != recv[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, const PairDoneFn& on_pair_done) {
+  int rank = 0;
+  SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPI_Group world_group = MPI_GROUP_NULL;
+  SHARDROOF_MPI_CHECK(MPI_Comm_group(comm, &world_group));
+
+  const std::size_t nsizes = plan.sizes.size();
+  std::vector<PairMeasurement> all;
+  for (const RankPair& pair : plan.pairs) {
+    // Record layout for the broadcast from src: 3 doubles per size + wrong.
+    std::vector<double> packed(3 * nsizes + 1, 0.0);
+    if (rank == pair.src || rank == pair.dst) {
+      const int members[2] = {pair.src, pair.dst};
+      MPI_Group pair_group = MPI_GROUP_NULL;
+      SHARDROOF_MPI_CHECK(MPI_Group_incl(world_group, 2, members, &pair_group));
+      CommHandle pair_comm;
+      // Collective over the pair only: the other ranks are not involved.
+      const int rc = MPI_Comm_create_group(comm, pair_group, kPingTag, pair_comm.out());
+      MPI_Group_free(&pair_group);
+      SHARDROOF_MPI_CHECK(rc);
+      long long wrong = -1;
+      const auto times = ping_pong(pair_comm.get(), plan, wrong);
+      for (std::size_t i = 0; i < nsizes; ++i) {
+        packed[3 * i] = times[i].one_way.median;
+        packed[3 * i + 1] = times[i].one_way.min;
+        packed[3 * i + 2] = times[i].one_way.max;
+      }
+      packed[3 * nsizes] = static_cast<double>(wrong);
+    }
+    // Everyone learns the result, and no rank starts the next pair before
+    // this one is finished.
+    SHARDROOF_MPI_CHECK(MPI_Bcast(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, pair.src, comm));
+    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+    PairMeasurement m;
+    m.pair = pair;
+    for (std::size_t i = 0; i < nsizes; ++i)
+      m.times.push_back({plan.sizes[i], {packed[3 * i], packed[3 * i + 1], packed[3 * i + 2]}});
+    m.wrong = static_cast<long long>(packed[3 * nsizes]);
+    all.push_back(m);
+    if (on_pair_done) on_pair_done(all.back());
+  }
+  MPI_Group_free(&world_group);
+  return all;
+}
+
+}  // namespace shardroof::link

@@ -1,0 +1,50 @@
+// Point-to-point ping-pong between rank pairs, one pair at a time.
+//
+// For each pair (src, dst) the two ranks form a two-rank communicator and,
+// for each size, time round trips with the timing module (warm-up untimed,
+// a barrier of the pair before each iteration, per-iteration max over the
+// pair's two ranks, median/min/max over iterations). The one-way time is
+// half the round trip. Ranks outside the pair wait in a broadcast and a
+// barrier of all ranks that end the pair, so they never touch the links
+// being measured. Measuring never
+// prints: each finished pair is handed to a callback on every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "link/pairs.h"
+#include "timing/timing.h"
+
+namespace shardroof::link {
+
+struct LinkPlan {
+  std::vector<std::uint64_t> sizes;  // message bytes, ascending
+  TimingPlan timing;
+  std::vector<RankPair> pairs;
+  bool check = true;  // verify the echoed bytes after timing
+};
+
+struct SizeTime {
+  std::uint64_t bytes = 0;
+  TimeStats one_way;  // seconds: round trip / 2
+};
+
+struct PairMeasurement {
+  RankPair pair;
+  std::vector<SizeTime> times;  // one per plan size, same order
+  long long wrong = -1;         // bytes that came back different; -1 when not checked
+};
+
+using PairDoneFn = std::function<void(const PairMeasurement&)>;
+
+// Collective over `comm` (every rank calls it with the same plan). Returns
+// every pair's measurement on every rank; `on_pair_done` runs on every rank
+// after each pair.
+std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan,
+                                           const PairDoneFn& on_pair_done = {});
+
+}  // namespace shardroof::link

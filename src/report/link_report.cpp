@@ -1,0 +1,149 @@
+#include "report/link_report.h"
+
+#include <fmt/format.h>
+
+#include "cli/values.h"
+#include "timing/timing.h"
+
+namespace shardroof {
+
+const char* const kLinkFitNote =
+    "one-way time = round trip / 2; fit t(n) = alpha + n/W by least squares on the median one-way "
+    "times with relative (1/t^2) weights, alpha >= 0";
+
+link::PairFit to_pair_fit(const LinkPairResult& r) {
+  return {r.measured.pair.src, r.measured.pair.dst, r.same_node, r.fit.valid, r.fit.alpha_s, r.fit.W_bytes_per_s};
+}
+
+namespace {
+
+nlohmann::json number_or_null(bool valid, double v) { return valid ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json spread_json(const link::Spread& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}};
+}
+
+nlohmann::json class_json(const link::ClassSummary& c) {
+  const bool any = c.fitted > 0;
+  return {{"pairs", c.pairs},
+          {"fitted", c.fitted},
+          {"alpha_s", any ? spread_json(c.alpha_s) : nlohmann::json(nullptr)},
+          {"W_bytes_per_s", any ? spread_json(c.W_bytes_per_s) : nlohmann::json(nullptr)}};
+}
+
+std::string class_line(const char* name, const link::ClassSummary& c) {
+  if (c.pairs == 0) return fmt::format("# {:<10}: no pairs\n", name);
+  if (c.fitted == 0) return fmt::format("# {:<10}: {} pairs, none with a valid fit\n", name, c.pairs);
+  return fmt::format(
+      "# {:<10}: {} pairs ({} fitted)  alpha {:.2f} us ({:.2f} .. {:.2f})  W {:.3f} GB/s ({:.3f} .. {:.3f})"
+      "  [median (min .. max) over pairs]\n",
+      name, c.pairs, c.fitted, c.alpha_s.median * 1e6, c.alpha_s.min * 1e6, c.alpha_s.max * 1e6,
+      c.W_bytes_per_s.median / 1e9, c.W_bytes_per_s.min / 1e9, c.W_bytes_per_s.max / 1e9);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const LinkPairResult& r) {
+  const bool ok = r.fit.valid;
+  nlohmann::json times = nlohmann::json::array();
+  for (const auto& t : r.measured.times) {
+    times.push_back({{"bytes", t.bytes},
+                     {"one_way_s", {{"median", t.one_way.median}, {"min", t.one_way.min}, {"max", t.one_way.max}}},
+                     {"bandwidth_GBps", t.one_way.median > 0 ? t.bytes / t.one_way.median / 1e9 : 0.0}});
+  }
+  return {{"src", r.measured.pair.src},
+          {"dst", r.measured.pair.dst},
+          {"src_host", r.src_host},
+          {"dst_host", r.dst_host},
+          {"same_node", r.same_node},
+          {"alpha_s", number_or_null(ok, r.fit.alpha_s)},
+          {"beta_s_per_byte", number_or_null(ok, r.fit.beta_s_per_byte)},
+          {"W_bytes_per_s", number_or_null(ok, r.fit.W_bytes_per_s)},
+          {"alpha_us", number_or_null(ok, r.fit.alpha_s * 1e6)},
+          {"W_GBps", number_or_null(ok, r.fit.W_bytes_per_s / 1e9)},
+          {"alpha_clamped", r.fit.alpha_clamped},
+          {"fit_max_rel_residual", number_or_null(ok, r.fit.max_rel_residual)},
+          {"wrong", r.measured.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.measured.wrong)},
+          {"times", times}};
+}
+
+nlohmann::json to_json(const link::LinkSummary& s) {
+  return {{"same_node", class_json(s.same_node)}, {"cross_node", class_json(s.cross_node)}};
+}
+
+void LinkConsoleReporter::header(const link::LinkPlan& plan, const link::Topology& topo, std::size_t total_pairs) {
+  const auto lo = plan.sizes.empty() ? 0 : plan.sizes.front();
+  const auto hi = plan.sizes.empty() ? 0 : plan.sizes.back();
+  out_ << fmt::format("# shardroof link: ping-pong on {} ranks ({} node{}), {} of {} pairs\n", nranks_, topo.nodes,
+                      topo.nodes == 1 ? "" : "s", plan.pairs.size(), total_pairs);
+  out_ << fmt::format("# sizes {} .. {} ({} sizes), warmup {} iters {} per size\n", format_bytes(lo),
+                      format_bytes(hi), plan.sizes.size(), plan.timing.warmup, plan.timing.iters);
+  out_ << "# " << kAggregationNote << "\n# " << kLinkFitNote << "\n#\n";
+  out_ << "# alpha, W: the fit; t(size): median one-way time; bw(max): largest size / its time;\n"
+          "# fit_res: largest relative deviation of the fit from a measured time\n#\n";
+  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "src", "dst", "node",
+                      "alpha", "W", "t(" + format_bytes(lo) + ")", "t(" + format_bytes(hi) + ")", "bw(max)",
+                      "fit_res", "#wrong");
+  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "", "", "", "(us)",
+                      "(GB/s)", "(us)", "(us)", "(GB/s)", "", "");
+  out_.flush();
+}
+
+void LinkConsoleReporter::row(const LinkPairResult& r) {
+  const auto& t = r.measured.times;
+  const double t_lo = t.empty() ? 0 : t.front().one_way.median;
+  const double t_hi = t.empty() ? 0 : t.back().one_way.median;
+  const std::string alpha = r.fit.valid ? fmt::format("{:.2f}", r.fit.alpha_s * 1e6) : "n/a";
+  const std::string w = r.fit.valid ? fmt::format("{:.3f}", r.fit.W_bytes_per_s / 1e9) : "n/a";
+  const std::string res = r.fit.valid ? fmt::format("{:.0f}%", r.fit.max_rel_residual * 100) : "n/a";
+  const double bw_hi = t_hi > 0 ? static_cast<double>(t.back().bytes) / t_hi / 1e9 : 0.0;
+  out_ << fmt::format("  {:>5} {:>5} {:>6} {:>10} {:>10} {:>12.2f} {:>12.2f} {:>10.3f} {:>8} {:>6}\n",
+                      r.measured.pair.src, r.measured.pair.dst, r.same_node ? "same" : "cross", alpha, w, t_lo * 1e6,
+                      t_hi * 1e6, bw_hi, res,
+                      r.measured.wrong < 0 ? std::string("N/A") : std::to_string(r.measured.wrong));
+  out_.flush();
+}
+
+void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const link::LinkSummary& summary,
+                                 const std::optional<link::ModelLink>& model) {
+  out_ << "#\n" << class_line("same node", summary.same_node) << class_line("cross node", summary.cross_node);
+  // A small W matrix (GB/s) shows at a glance which links are slow.
+  if (nranks_ <= 16 && !all.empty()) {
+    std::vector<std::vector<std::string>> cell(nranks_, std::vector<std::string>(nranks_, "."));
+    for (int i = 0; i < nranks_; ++i) cell[i][i] = "-";
+    for (const auto& r : all) {
+      const std::string v = r.fit.valid ? fmt::format("{:.2f}", r.fit.W_bytes_per_s / 1e9) : "n/a";
+      cell[r.measured.pair.src][r.measured.pair.dst] = v;
+      cell[r.measured.pair.dst][r.measured.pair.src] = v;
+    }
+    out_ << "#\n# W (GB/s) by rank pair ('.' = not measured)\n# " << fmt::format("{:>6}", "");
+    for (int j = 0; j < nranks_; ++j) out_ << fmt::format(" {:>8}", j);
+    out_ << "\n";
+    for (int i = 0; i < nranks_; ++i) {
+      out_ << fmt::format("# {:>6}", i);
+      for (int j = 0; j < nranks_; ++j) out_ << fmt::format(" {:>8}", cell[i][j]);
+      out_ << "\n";
+    }
+  }
+  if (model) {
+    out_ << fmt::format("#\n# For the model (`sweep --link-from`): W = {:.4g} B/s ({:.3f} GB/s), alpha = {:.3g} s"
+                        " (medians over {} {} pairs)\n",
+                        model->W_bytes_per_s, model->W_bytes_per_s / 1e9, model->alpha_s, model->pairs,
+                        model->source == "cross_node" ? "cross-node" : "same-node");
+  } else {
+    out_ << "#\n# No pair has a valid fit (need at least two sizes whose times grow with size)\n";
+  }
+  long long wrong = 0;
+  bool checked = false;
+  for (const auto& r : all) {
+    if (r.measured.wrong >= 0) {
+      checked = true;
+      wrong += r.measured.wrong;
+    }
+  }
+  out_ << (checked ? fmt::format("# Echoed bytes wrong: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED")
+                   : std::string("# Echoed bytes: not checked (--check 0)\n"));
+  out_.flush();
+}
+
+}  // namespace shardroof
