@@ -5,7 +5,7 @@
 #include "collectives/ring_all_gather.h"
 #include "collectives/ring_all_reduce.h"
 #include "collectives/ring_reduce_scatter.h"
-#include "shardroof/config.h"
+#include "cuda/cuda_api.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -34,10 +34,8 @@ std::optional<Backend> parse_backend(std::string_view name) {
   return std::nullopt;
 }
 
-namespace {
-
-std::unique_ptr<coll::Collective> make_ring(coll::CollectiveKind kind, coll::Transport& t,
-                                            coll::MemoryOps& m, const coll::RingOptions& ring) {
+std::unique_ptr<coll::Collective> make_ring_collective(coll::CollectiveKind kind, coll::Transport& t,
+                                                       coll::MemoryOps& m, const coll::RingOptions& ring) {
   switch (kind) {
     case coll::CollectiveKind::AllReduce: return std::make_unique<coll::RingAllReduce>(t, m, ring);
     case coll::CollectiveKind::ReduceScatter: return std::make_unique<coll::RingReduceScatter>(t, m, ring);
@@ -45,6 +43,8 @@ std::unique_ptr<coll::Collective> make_ring(coll::CollectiveKind kind, coll::Tra
   }
   return nullptr;
 }
+
+namespace {
 
 class HostMpiSetup final : public CommSetup {
  public:
@@ -54,7 +54,7 @@ class HostMpiSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
-    return make_ring(kind, transport_, memory_, ring);
+    return make_ring_collective(kind, transport_, memory_, ring);
   }
   std::string describe(Impl impl) const override { return impl == Impl::Ring ? "ring/mpi" : "mpi"; }
 
@@ -74,9 +74,8 @@ std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transp
       throw_usage("--transport {} needs --backend cuda (NCCL moves device buffers)", to_string(transport));
     return make_host_mpi_setup(comm);
   }
-  if (!SHARDROOF_WITH_CUDA)
-    throw_usage("--backend cuda: this shardroof was built without CUDA ({})", "configure with -DSHARDROOF_WITH_CUDA=ON");
-  throw_usage("--backend cuda is not available yet in this build");
+  // Defined by the CUDA sources, or by cuda/unavailable.cpp (a UsageError) in builds without CUDA.
+  return make_cuda_comm_setup(transport, comm);
 }
 
 }  // namespace shardroof

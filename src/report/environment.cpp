@@ -7,6 +7,7 @@
 #include <ctime>
 #include <map>
 
+#include "cuda/cuda_api.h"
 #include "shardroof/config.h"
 
 namespace shardroof {
@@ -40,8 +41,10 @@ std::string built_in_text() {
 }
 
 std::string version_text(const MpiSession& /*mpi*/) {
+  // CUDA runtime, NCCL and CUDA-aware MPI, in builds with CUDA.
+  const std::string gpu = cuda_built_in_text();
   return std::string("shardroof ") + SHARDROOF_VERSION + " (" + SHARDROOF_BUILD_TYPE + ")\n" +
-         built_in_text() + "\nMPI: " + mpi_library_version() + "\nBLAS: " + blas_config() +
+         built_in_text() + (gpu.empty() ? "" : "\nGPU: " + gpu) + "\nMPI: " + mpi_library_version() + "\nBLAS: " + blas_config() +
          "\ncompiler: " + SHARDROOF_CXX_COMPILER;
 }
 
@@ -61,6 +64,7 @@ nlohmann::json environment_json(const MpiSession& mpi) {
   env["build_type"] = SHARDROOF_BUILD_TYPE;
   env["shardroof_version"] = SHARDROOF_VERSION;
   env["built_in"] = built_in_text();
+  if (const auto gpu = cuda_built_in_text(); !gpu.empty()) env["gpu_build"] = gpu;
   env["date"] = utc_timestamp();
   return env;
 }

@@ -1,0 +1,143 @@
+// The CUDA backend's factories: device buffers over MPI or NCCL, cuBLAS
+// compute, and what --version says about them.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "collectives/blocks.h"
+#include "collectives/cuda/cuda_aware_mpi.h"
+#include "collectives/cuda/cuda_check.h"
+#include "collectives/cuda/mpi_device_transport.h"
+#include "collectives/mpi_native.h"
+#include "cuda/cublas_backend.h"
+#include "cuda/cuda_api.h"
+#include "cuda/cuda_context.h"
+#include "cuda/nccl_setup.h"
+#include "util/agreement.h"
+#include "util/error.h"
+
+namespace shardroof {
+namespace {
+
+// MPI's own collectives on device buffers: the data is copied to pinned
+// host buffers, MpiNativeCollective runs there, the result is copied back.
+// (MpiNativeCollective reduces bfloat16/half and divides for avg on the
+// host, so device pointers are never handed to it.)
+class StagedMpiNative final : public coll::Collective {
+ public:
+  StagedMpiNative(coll::CollectiveKind kind, MPI_Comm comm, coll::CudaMemoryOps& memory)
+      : host_(kind, comm), memory_(memory) {
+    SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
+    SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size_));
+  }
+  coll::CollectiveKind kind() const override { return host_.kind(); }
+  std::string algorithm() const override { return "mpi-staged"; }
+
+  void run(const void* send, void* recv, std::size_t count, coll::DataType type, coll::ReduceOp op) override {
+    const std::size_t es = coll::size_of(type);
+    const coll::BlockPartition part(count, size_);
+    const std::size_t off = part.offset(rank_) * es;
+    const std::size_t mine = part.size(rank_) * es;
+    const auto* s = static_cast<const std::byte*>(send);
+    auto* r = static_cast<std::byte*>(recv);
+    const auto kind = host_.kind();
+    const bool rs = kind == coll::CollectiveKind::ReduceScatter;
+    const bool ag = kind == coll::CollectiveKind::AllGather;
+    const bool in_place = rs ? r == s + off : ag ? s == r + off : s == r;
+    const std::size_t in_bytes = ag ? mine : count * es;
+    const std::size_t out_bytes = rs ? mine : count * es;
+
+    if (in_place) {
+      // One full-size host buffer keeps the in-place relation of the
+      // device buffers (collective.h conventions).
+      auto* full = static_cast<std::byte*>(host(full_, count * es));
+      const std::byte* device_full = rs ? s : r;
+      memory_.copy(full, device_full, count * es);
+      memory_.synchronize();
+      host_.run(ag ? full + off : full, rs ? full + off : full, count, type, op);
+      memory_.copy(r, rs ? full + off : full, out_bytes);
+    } else {
+      void* hs = host(in_, in_bytes);
+      void* hr = host(out_, out_bytes);
+      memory_.copy(hs, s, in_bytes);
+      memory_.synchronize();
+      host_.run(hs, hr, count, type, op);
+      memory_.copy(r, hr, out_bytes);
+    }
+    memory_.synchronize();
+  }
+
+ private:
+  // Pinned buffers kept between calls: allocation stays out of timed calls.
+  static void* host(std::unique_ptr<coll::PinnedAllocation>& buf, std::size_t bytes) {
+    if (!buf || buf->bytes() < bytes) buf = std::make_unique<coll::PinnedAllocation>(bytes);
+    return buf->data();
+  }
+  coll::MpiNativeCollective host_;
+  coll::CudaMemoryOps& memory_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::unique_ptr<coll::PinnedAllocation> full_, in_, out_;
+};
+
+class MpiDeviceSetup final : public CommSetup {
+ public:
+  MpiDeviceSetup(std::shared_ptr<CudaRankContext> context, MPI_Comm comm, coll::CudaAwareMpi aware)
+      : context_(std::move(context)),
+        comm_(comm),
+        aware_(std::move(aware)),
+        transport_(comm, context_->stream(), aware_.supported ? coll::DeviceMpiMode::Direct : coll::DeviceMpiMode::Staged) {}
+  coll::Transport& transport() override { return transport_; }
+  coll::MemoryOps& memory() override { return context_->memory(); }
+  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
+                                         const coll::RingOptions& ring) override {
+    if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory());
+    return make_ring_collective(kind, transport_, context_->memory(), ring);
+  }
+  std::string describe(Impl impl) const override {
+    return impl == Impl::Ring ? fmt::format("ring/{}", transport_.name()) : "mpi (staged via host)";
+  }
+
+ private:
+  std::shared_ptr<CudaRankContext> context_;
+  MPI_Comm comm_;
+  coll::CudaAwareMpi aware_;
+  coll::MpiDeviceTransport transport_;
+};
+
+}  // namespace
+
+std::unique_ptr<CommSetup> make_cuda_comm_setup(TransportKind transport, MPI_Comm comm) {
+  auto context = CudaRankContext::acquire(comm);
+  if (transport == TransportKind::Nccl) {
+    if (context->device().device_count < context->device().local_size) {
+      throw_usage("--transport nccl: {} ranks share {} GPU{} on {}; NCCL needs one GPU per rank (use --transport mpi)",
+                  context->device().local_size, context->device().device_count,
+                  context->device().device_count == 1 ? "" : "s", context->device().host);
+    }
+    return make_nccl_comm_setup(std::move(context), comm);
+  }
+  std::unique_ptr<CommSetup> setup;
+  run_agreed(comm, [&] { setup = std::make_unique<MpiDeviceSetup>(context, comm, coll::detect_cuda_aware_mpi()); });
+  return setup;
+}
+
+std::unique_ptr<ComputeBackend> make_cuda_compute_backend(MPI_Comm comm, const CudaComputeOptions& options) {
+  auto context = CudaRankContext::acquire(comm);
+  std::unique_ptr<ComputeBackend> backend;
+  run_agreed(comm, [&] { backend = std::make_unique<CublasBackend>(context, options); });
+  return backend;
+}
+
+std::string cuda_built_in_text() {
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  std::string text = fmt::format("CUDA runtime {}.{}", runtime / 1000, runtime % 1000 / 10);
+  const auto nccl = nccl_version_text();
+  if (!nccl.empty()) text += ", " + nccl;
+  const auto aware = coll::detect_cuda_aware_mpi();
+  text += fmt::format("; CUDA-aware MPI: {} ({})", aware.supported ? "yes" : "no", aware.reason);
+  return text;
+}
+
+}  // namespace shardroof

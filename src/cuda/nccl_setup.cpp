@@ -1,0 +1,41 @@
+#include "cuda/nccl_setup.h"
+
+#include <fmt/format.h>
+
+#include "collectives/cuda/nccl_comm.h"
+#include "collectives/cuda/nccl_native.h"
+#include "collectives/cuda/nccl_transport.h"
+#include "util/agreement.h"
+
+namespace shardroof {
+namespace {
+
+class NcclSetup final : public CommSetup {
+ public:
+  NcclSetup(std::shared_ptr<CudaRankContext> context, MPI_Comm comm)
+      : context_(std::move(context)), comm_(comm), transport_(comm_, context_->stream()) {}
+  coll::Transport& transport() override { return transport_; }
+  coll::MemoryOps& memory() override { return context_->memory(); }
+  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
+                                         const coll::RingOptions& ring) override {
+    if (impl == Impl::Native) return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory());
+    return make_ring_collective(kind, transport_, context_->memory(), ring);
+  }
+  std::string describe(Impl impl) const override { return impl == Impl::Ring ? "ring/nccl" : "nccl"; }
+
+ private:
+  std::shared_ptr<CudaRankContext> context_;  // first: the stream outlives the communicator's work
+  coll::NcclComm comm_;
+  coll::NcclTransport transport_;
+};
+
+}  // namespace
+
+std::unique_ptr<CommSetup> make_nccl_comm_setup(std::shared_ptr<CudaRankContext> context, MPI_Comm comm) {
+  // NcclComm agrees on its own outcome across ranks (all or none succeed).
+  return std::make_unique<NcclSetup>(std::move(context), comm);
+}
+
+std::string nccl_version_text() { return "NCCL " + coll::nccl_runtime_version(); }
+
+}  // namespace shardroof
