@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Heatmaps of a `shardroof link --json` record: one-way bandwidth W (GB/s)
+and latency alpha (us) per rank pair, same-node pairs outlined apart from
+cross-node ones. Needs matplotlib (Debian: python3-matplotlib).
+
+    scripts/plot_link.py results/link.json -o results/link.png
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def pair_matrices(doc):
+    """N x N matrices of W (GB/s), alpha (us) and same_node (None = not measured)."""
+    n = int(doc["ranks"])
+    w = [[math.nan] * n for _ in range(n)]
+    a = [[math.nan] * n for _ in range(n)]
+    same = [[None] * n for _ in range(n)]
+    for p in doc["pairs"]:
+        i, j = int(p["src"]), int(p["dst"])
+        for (r, c) in ((i, j), (j, i)):
+            same[r][c] = bool(p["same_node"])
+            if p.get("W_bytes_per_s") is not None:
+                w[r][c] = p["W_bytes_per_s"] / 1e9
+                a[r][c] = p["alpha_s"] * 1e6
+    return n, w, a, same
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", help="file written by `shardroof link --json`")
+    ap.add_argument("-o", "--output", default=None, help="image file (default: JSON name with .png)")
+    args = ap.parse_args()
+    with open(args.json) as f:
+        doc = json.load(f)
+    if doc.get("command") != "link" or "pairs" not in doc:
+        sys.exit(f"{args.json}: not a `shardroof link` record")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("plot_link.py needs matplotlib (apt-get install python3-matplotlib)")
+
+    n, w, a, same = pair_matrices(doc)
+    fig, axes = plt.subplots(1, 2, figsize=(5 + 0.5 * n, 2.5 + 0.25 * n), constrained_layout=True)
+    for ax, data, title, cmap in ((axes[0], w, "W one-way (GB/s)", "viridis"),
+                                  (axes[1], a, "alpha latency (us)", "magma_r")):
+        im = ax.imshow(data, cmap=cmap)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title(title)
+        ax.set_xlabel("rank")
+        ax.set_ylabel("rank")
+        if n <= 16:
+            for r in range(n):
+                for c in range(n):
+                    if not math.isnan(data[r][c]):
+                        ax.text(c, r, f"{data[r][c]:.3g}", ha="center", va="center", fontsize=7,
+                                color="white" if same[r][c] is False else "black")
+    summary = doc.get("summary", {})
+    parts = []
+    for key, label in (("same_node", "same node"), ("cross_node", "cross node")):
+        s = summary.get(key) or {}
+        if s.get("fitted"):
+            parts.append(f"{label}: W {s['W_bytes_per_s']['median'] / 1e9:.3g} GB/s, "
+                         f"alpha {s['alpha_s']['median'] * 1e6:.3g} us ({s['fitted']} pairs, medians)")
+    fig.suptitle(f"shardroof link, {n} ranks on {doc.get('nodes', '?')} node(s)\n" + "; ".join(parts), fontsize=9)
+    out = args.output or (args.json.rsplit(".", 1)[0] + ".png")
+    fig.savefig(out, dpi=120)
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
