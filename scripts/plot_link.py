@@ -52,12 +52,20 @@ def main():
         ax.set_title(title)
         ax.set_xlabel("rank")
         ax.set_ylabel("rank")
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
         if n <= 16:
+            lo, hi = im.get_clim()
             for r in range(n):
                 for c in range(n):
                     if not math.isnan(data[r][c]):
-                        ax.text(c, r, f"{data[r][c]:.3g}", ha="center", va="center", fontsize=7,
-                                color="white" if same[r][c] is False else "black")
+                        # Readable on either end of the colour map; cross-node pairs marked "x".
+                        dark = (data[r][c] - lo) / ((hi - lo) or 1) < 0.5
+                        if cmap.endswith("_r"):
+                            dark = not dark
+                        mark = "x" if same[r][c] is False else ""
+                        ax.text(c, r, f"{data[r][c]:.3g}{mark}", ha="center", va="center", fontsize=7,
+                                color="white" if dark else "black")
     summary = doc.get("summary", {})
     parts = []
     for key, label in (("same_node", "same node"), ("cross_node", "cross node")):
@@ -65,6 +73,7 @@ def main():
         if s.get("fitted"):
             parts.append(f"{label}: W {s['W_bytes_per_s']['median'] / 1e9:.3g} GB/s, "
                          f"alpha {s['alpha_s']['median'] * 1e6:.3g} us ({s['fitted']} pairs, medians)")
+    parts.append("x = cross-node pair")
     fig.suptitle(f"shardroof link, {n} ranks on {doc.get('nodes', '?')} node(s)\n" + "; ".join(parts), fontsize=9)
     out = args.output or (args.json.rsplit(".", 1)[0] + ".png")
     fig.savefig(out, dpi=120)

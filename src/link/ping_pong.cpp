@@ -1,7 +1,9 @@
 #include "link/ping_pong.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "collectives/mpi_transport.h"
 
@@ -72,6 +74,22 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
   return out;
 }
 
+// A barrier that sleeps while it waits. Ranks outside the measured pair
+// would otherwise spin in MPI's progress loop and take CPU time from the
+// pair's transport (TCP stacks, shared-memory copies) on a shared host.
+void sleeping_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  SHARDROOF_MPI_CHECK(MPI_Ibarrier(comm, &request));
+  int done = 0;
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    SHARDROOF_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+}
+
 }  // namespace
 
 std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, const PairDoneFn& on_pair_done) {
@@ -103,10 +121,10 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
       }
       packed[3 * nsizes] = static_cast<double>(wrong);
     }
-    // Everyone learns the result, and no rank starts the next pair before
-    // this one is finished.
+    // No rank starts the next pair before this one is finished; then
+    // everyone learns the result.
+    sleeping_barrier(comm);
     SHARDROOF_MPI_CHECK(MPI_Bcast(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, pair.src, comm));
-    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
     PairMeasurement m;
     m.pair = pair;
     for (std::size_t i = 0; i < nsizes; ++i)

@@ -4,9 +4,9 @@
 // for each size, time round trips with the timing module (warm-up untimed,
 // a barrier of the pair before each iteration, per-iteration max over the
 // pair's two ranks, median/min/max over iterations). The one-way time is
-// half the round trip. Ranks outside the pair wait in a broadcast and a
-// barrier of all ranks that end the pair, so they never touch the links
-// being measured. Measuring never
+// half the round trip. Ranks outside the pair wait in a barrier of all
+// ranks that sleeps between polls (MPI_Ibarrier + MPI_Test), so they
+// neither touch the links being measured nor take the pair's CPU time. Measuring never
 // prints: each finished pair is handed to a callback on every rank.
 #pragma once
 
