@@ -28,9 +28,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <deque>
 
 #include "collectives/cuda/nccl_comm.h"
+#include "collectives/cuda/p2p_queue.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -51,23 +51,14 @@ class NcclTransport final : public Transport {
   // Issues operation `id` now if it is still queued (see the flush rule above).
   void issue_through(std::uint64_t id);
   // Operations queued but not yet issued.
-  std::size_t queued() const { return sends_.size() + recvs_.size(); }
+  std::size_t queued() const { return queue_.queued(); }
 
  private:
-  struct Op {
-    std::uint64_t id;
-    void* buf;
-    std::size_t bytes;
-    int peer;
-  };
-  RequestPtr enqueue(std::deque<Op>& queue, void* buf, std::size_t bytes, int peer);
-  void issue(std::deque<Op>& sends, std::size_t n_sends, std::deque<Op>& recvs);
+  RequestPtr enqueue(bool send, void* buf, std::size_t bytes, int peer);
 
   NcclComm& comm_;
   cudaStream_t stream_;
-  std::deque<Op> sends_;
-  std::deque<Op> recvs_;
-  std::uint64_t next_id_ = 1;
+  P2pQueue queue_;
 };
 
 }  // namespace shardroof::coll

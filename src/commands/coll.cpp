@@ -60,8 +60,8 @@ class CollCommand final : public Command {
     app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
     app.add_option("--impl", f_.impl, "ring | native | all (both, side by side)")->capture_default_str();
-    app.add_option("--backend", f_.backend, "cpu (host buffers)")->capture_default_str();
-    app.add_option("--transport", f_.transport, "mpi")->capture_default_str();
+    app.add_option("--backend", f_.backend, "cpu (host buffers) | cuda (device buffers, one GPU per rank)")->capture_default_str();
+    app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
   }
