@@ -59,7 +59,7 @@ class CollCommand final : public Command {
     app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
     app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
-    app.add_option("--impl", f_.impl, "ring | native | all (both, side by side)")->capture_default_str();
+    app.add_option("--impl", f_.impl, "auto | ring | pairwise | direct | native, a comma-separated list, or all (auto,ring,native side by side)")->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (host buffers) | cuda (device buffers, one GPU per rank)")->capture_default_str();
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
@@ -159,13 +159,7 @@ class CollCommand final : public Command {
     const auto op = coll::parse_reduce_op(f_.op);
     if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
     plan.op = *op;
-    if (f_.impl == "all") {
-      plan.impls = {Impl::Ring, Impl::Native};
-    } else if (const auto impl = parse_impl(f_.impl)) {
-      plan.impls = {*impl};
-    } else {
-      throw_usage("--impl: unknown '{}' (ring, native, all)", f_.impl);
-    }
+    plan.impls = parse_impl_list(f_.impl, plan.kind);
     if (!parse_backend(f_.backend)) throw_usage("--backend: unknown '{}' (cpu, cuda)", f_.backend);
     if (!parse_transport(f_.transport)) throw_usage("--transport: unknown '{}' (mpi, nccl)", f_.transport);
     if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
@@ -214,6 +208,25 @@ class CollCommand final : public Command {
                     "use --impl ring or a smaller --maxbytes",
                     to_string(Impl::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks);
     }
+  }
+
+  // "all", one name, or a comma-separated list of names.
+  static std::vector<Impl> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
+    if (text == "all") return {Impl::Auto, Impl::Ring, Impl::Native};
+    std::vector<Impl> impls;
+    std::string_view rest = text;
+    while (true) {
+      const auto comma = rest.find(',');
+      const auto name = rest.substr(0, comma);
+      const auto impl = parse_impl(name);
+      if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, pairwise, direct, native, all, or a list like auto,native)", name);
+      if (*impl != Impl::Native && !coll::supports(own_algorithm(*impl), kind))
+        throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
+      impls.push_back(*impl);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return impls;
   }
 
   nlohmann::json settings_json(const CollPlan& plan) const {

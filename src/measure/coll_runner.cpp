@@ -104,6 +104,8 @@ std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, cons
     }
     rec.time = measure(comm, plan.timing, clock,
                        [&](int) { collective->run(s, r, count, plan.type, plan.op); }, restore);
+    // `auto` picks by size: record what it ran at this one.
+    if (impl == Impl::Auto) rec.algorithm = collective->algorithm() + "/" + std::string(setup.transport().name());
     const double t = rec.time.median;
     rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
     rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);

@@ -1,5 +1,6 @@
 #include "measure/comm_setup.h"
 
+#include "collectives/algorithms.h"
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
 #include "collectives/ring_all_gather.h"
@@ -10,12 +11,32 @@
 
 namespace shardroof {
 
-std::string_view to_string(Impl impl) { return impl == Impl::Ring ? "ring" : "native"; }
+std::string_view to_string(Impl impl) {
+  switch (impl) {
+    case Impl::Auto: return "auto";
+    case Impl::Ring: return "ring";
+    case Impl::Pairwise: return "pairwise";
+    case Impl::Direct: return "direct";
+    case Impl::Native: return "native";
+  }
+  return "?";
+}
 
 std::optional<Impl> parse_impl(std::string_view name) {
-  if (name == "ring") return Impl::Ring;
-  if (name == "native") return Impl::Native;
+  for (auto impl : {Impl::Auto, Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native})
+    if (name == to_string(impl)) return impl;
   return std::nullopt;
+}
+
+coll::Algorithm own_algorithm(Impl impl) {
+  switch (impl) {
+    case Impl::Auto: return coll::Algorithm::Auto;
+    case Impl::Pairwise: return coll::Algorithm::Pairwise;
+    case Impl::Direct: return coll::Algorithm::Direct;
+    case Impl::Ring:
+    case Impl::Native: break;
+  }
+  return coll::Algorithm::Ring;
 }
 
 std::string_view to_string(TransportKind t) { return t == TransportKind::Mpi ? "mpi" : "nccl"; }
@@ -54,9 +75,13 @@ class HostMpiSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
-    return make_ring_collective(kind, transport_, memory_, ring);
+    if (!coll::supports(own_algorithm(impl), kind))
+      throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
+    return coll::make_collective(own_algorithm(impl), kind, transport_, memory_, ring);
   }
-  std::string describe(Impl impl) const override { return impl == Impl::Ring ? "ring/mpi" : "mpi"; }
+  std::string describe(Impl impl) const override {
+    return impl == Impl::Native ? "mpi" : std::string(to_string(impl)) + "/mpi";
+  }
 
  private:
   MPI_Comm comm_;

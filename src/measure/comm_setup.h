@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "collectives/algorithms.h"
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/ring_options.h"
@@ -17,9 +18,13 @@
 
 namespace shardroof {
 
-enum class Impl { Ring, Native };
+// Ours: auto (size-based choice), ring, pairwise, direct (collectives/algorithms.h);
+// native: the library's own collective.
+enum class Impl { Auto, Ring, Pairwise, Direct, Native };
 std::string_view to_string(Impl impl);
 std::optional<Impl> parse_impl(std::string_view name);
+// The algorithm of ours an Impl other than Native names.
+coll::Algorithm own_algorithm(Impl impl);
 
 enum class TransportKind { Mpi, Nccl };
 std::string_view to_string(TransportKind t);

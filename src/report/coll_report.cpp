@@ -29,12 +29,12 @@ void CollConsoleReporter::header(const CollPlan& plan, const std::string& setup_
                       plan.check ? 1 : 0, kAggregationNote);
   out_ << "# algbw = S/time (GB/s, 1e9 bytes); busbw = algbw * "
        << (plan.kind == coll::CollectiveKind::AllReduce ? "2(N-1)/N" : "(N-1)/N") << "\n#\n";
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>8}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
+  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
                       "", "", "", "", "", "out-of-place", "", "", "", "in-place", "", "", "");
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>8}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
+  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
                       "size", "count", "type", "redop", "impl", "time", "algbw", "busbw", "#wrong",
                       "time", "algbw", "busbw", "#wrong");
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>8}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
+  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
                       "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
                       "(GB/s)", "");
   out_.flush();
@@ -42,12 +42,17 @@ void CollConsoleReporter::header(const CollPlan& plan, const std::string& setup_
 
 namespace {
 std::string wrong_text(long long w) { return w < 0 ? "N/A" : std::to_string(w); }
+// The impl, and for `auto` what it chose at this size ("auto:ring").
+std::string impl_text(const CollRecord& r) {
+  if (r.algorithm.rfind(r.impl + ":", 0) == 0) return r.algorithm.substr(0, r.algorithm.find('/'));
+  return r.impl;
+}
 }  // namespace
 
 void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
   const std::string redop = o.kind == coll::CollectiveKind::AllGather ? "none" : std::string(coll::to_string(o.op));
-  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>8}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
-                      o.bytes, o.count, coll::to_string(o.type), redop, o.impl, o.time.median * 1e6,
+  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
+                      o.bytes, o.count, coll::to_string(o.type), redop, impl_text(o), o.time.median * 1e6,
                       o.algbw_GBps, o.busbw_GBps, wrong_text(o.wrong), i.time.median * 1e6, i.algbw_GBps,
                       i.busbw_GBps, wrong_text(i.wrong));
   out_.flush();

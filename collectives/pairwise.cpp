@@ -1,0 +1,134 @@
+#include "collectives/pairwise.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "collectives/blocks.h"
+#include "collectives/ring_detail.h"
+
+namespace shardroof::coll {
+
+class PairwiseCollective::Impl {
+ public:
+  Impl(Transport& t, MemoryOps& m, RingOptions o) : transport(t), memory(m), options(o) {}
+  Transport& transport;
+  MemoryOps& memory;
+  RingOptions options;
+  detail::ScratchPool slots;
+  std::vector<RequestPtr> rs_sends, ag_sends, ag_recvs;
+  std::array<std::vector<RequestPtr>, 2> rs_recvs;
+};
+
+PairwiseCollective::PairwiseCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
+                                       RingOptions options)
+    : kind_(kind), impl_(std::make_unique<Impl>(transport, memory, options)) {}
+
+PairwiseCollective::~PairwiseCollective() = default;
+
+void PairwiseCollective::run(const void* send, void* recv, std::size_t count, DataType type,
+                             ReduceOp op) {
+  Impl& s = *impl_;
+  Transport& t = s.transport;
+  MemoryOps& mem = s.memory;
+  const int n = t.size();
+  const int rank = t.rank();
+  const std::size_t es = size_of(type);
+  const BlockPartition part(count, n);
+  const std::size_t seg = std::max<std::size_t>(1, s.options.segment_bytes / es);
+  const auto nseg = [&](int b) { return (part.size(b) + seg - 1) / seg; };
+  const auto seg_len = [&](int b, std::size_t j) { return std::min(seg, part.size(b) - j * seg); };
+  const int tag_rs = s.options.tag + 4;
+  const int tag_ag = s.options.tag + 5;
+  const auto* in = static_cast<const std::byte*>(send);
+  auto* out_base = static_cast<std::byte*>(recv);
+  const std::size_t mine = part.size(rank);
+
+  // Receives every other block, segment by segment, straight into `full`.
+  const auto post_gather_recvs = [&](std::byte* full) {
+    for (int p = 1; p < n; ++p) {
+      const int src = (rank - p + n) % n;
+      for (std::size_t j = 0; j < nseg(src); ++j)
+        s.ag_recvs.push_back(t.irecv(full + (part.offset(src) + j * seg) * es, seg_len(src, j) * es, src, tag_ag));
+    }
+  };
+  // Sends segment j of this rank's block of `full` to every other rank.
+  const auto send_gather_segment = [&](const std::byte* full, std::size_t j) {
+    const std::byte* p0 = full + (part.offset(rank) + j * seg) * es;
+    for (int p = 1; p < n; ++p)
+      s.ag_sends.push_back(t.isend(p0, seg_len(rank, j) * es, (rank + p) % n, tag_ag));
+  };
+
+  if (n == 1) {
+    mem.copy(recv, send, count * es);  // no-op in place
+    if (op == ReduceOp::Avg && kind_ != CollectiveKind::AllGather) mem.divide(recv, count, type, n);
+    mem.synchronize();
+    return;
+  }
+
+  if (kind_ == CollectiveKind::AllGather) {
+    mem.copy(out_base + part.offset(rank) * es, send, mine * es);  // no-op in place
+    post_gather_recvs(out_base);
+    for (std::size_t j = 0; j < nseg(rank); ++j) send_gather_segment(out_base, j);
+    wait_all(s.ag_recvs);
+    wait_all(s.ag_sends);
+    mem.synchronize();
+    return;
+  }
+
+  const bool all_reduce = kind_ == CollectiveKind::AllReduce;
+  const std::byte* own = in + part.offset(rank) * es;
+  std::byte* out = all_reduce ? out_base + part.offset(rank) * es : out_base;
+  const bool in_place = all_reduce ? send == recv : own == recv;
+
+  // Every segment of every other rank's block leaves at once; the peers pull
+  // them as they post their receives.
+  for (int p = 1; p < n; ++p) {
+    const int dst = (rank + p) % n;
+    for (std::size_t j = 0; j < nseg(dst); ++j)
+      s.rs_sends.push_back(t.isend(in + (part.offset(dst) + j * seg) * es, seg_len(dst, j) * es, dst, tag_rs));
+  }
+  // Out of place, the gathered blocks land where nothing else touches.
+  if (all_reduce && !in_place) post_gather_recvs(out_base);
+
+  const std::size_t slot_bytes = seg * es;
+  auto* slots = static_cast<std::byte*>(s.slots.get(mem, 2 * static_cast<std::size_t>(n) * slot_bytes));
+  const auto slot = [&](std::size_t buf, int p) {
+    return slots + (buf * static_cast<std::size_t>(n) + static_cast<std::size_t>(p)) * slot_bytes;
+  };
+  const auto post_reduce_recvs = [&](std::size_t j) {
+    for (int p = 1; p < n; ++p) {
+      const int src = (rank - p + n) % n;
+      s.rs_recvs[j % 2].push_back(t.irecv(slot(j % 2, src), seg_len(rank, j) * es, src, tag_rs));
+    }
+  };
+  const std::size_t my_segs = nseg(rank);
+  if (my_segs > 0) post_reduce_recvs(0);
+  for (std::size_t j = 0; j < my_segs; ++j) {
+    if (j + 1 < my_segs) post_reduce_recvs(j + 1);
+    wait_all(s.rs_recvs[j % 2]);
+    const std::size_t len = seg_len(rank, j);
+    std::byte* o = out + j * seg * es;
+    const std::byte* first = own + j * seg * es;
+    for (int p = 1; p < n; ++p) {
+      const int src = (rank + p) % n;
+      mem.reduce(o, p == 1 ? first : o, slot(j % 2, src), len, type, op);
+    }
+    if (all_reduce) {
+      // A device reduction is queued on a stream: finish it before sending.
+      if (mem.space() == MemorySpace::Device) mem.synchronize();
+      send_gather_segment(out_base, j);
+    }
+  }
+  wait_all(s.rs_sends);
+  if (all_reduce) {
+    // In place, the other blocks are our sends' buffers until those complete.
+    if (in_place) post_gather_recvs(out_base);
+    wait_all(s.ag_recvs);
+    wait_all(s.ag_sends);
+  }
+  if (op == ReduceOp::Avg) mem.divide(recv, all_reduce ? count : mine, type, n);
+  mem.synchronize();
+}
+
+}  // namespace shardroof::coll

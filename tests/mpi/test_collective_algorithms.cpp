@@ -1,0 +1,179 @@
+// The algorithms other than the ring (pairwise, direct, and the auto choice)
+// against the exact expected values of check_pattern: every collective they
+// implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
+// 1048579}, in place and out of place, with the default segment size and a
+// small one (many segments per block). Inputs must come back unchanged out
+// of place, and nothing may be written past an output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collectives/algorithms.h"
+#include "collectives/blocks.h"
+#include "collectives/check_pattern.h"
+#include "collectives/memory.h"
+#include "collectives/mpi_transport.h"
+#include "../mpi_test_util.h"
+
+namespace shardroof::coll {
+namespace {
+
+using shardroof::testing::world_rank;
+using shardroof::testing::world_size;
+
+constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
+                               DataType::Int32};
+constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr std::size_t kGuardBytes = 32;
+constexpr auto kGuard = std::byte{0x5a};
+
+std::vector<std::size_t> counts_for(int n) {
+  const auto u = static_cast<std::size_t>(n);
+  std::vector<std::size_t> c = {0, 1, u - 1, u, u + 1, 7919, 1048579};
+  std::sort(c.begin(), c.end());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  return c;
+}
+
+// The expected output of `kind` on this rank, `out_count` elements from
+// global index `first`.
+std::vector<std::byte> expected_output(CollectiveKind kind, std::size_t first, std::size_t out_count,
+                                       const BlockPartition& part, int n, DataType type, ReduceOp op) {
+  const std::size_t es = size_of(type);
+  std::vector<std::byte> out(out_count * es);
+  for (std::size_t i = 0; i < out_count; ++i) {
+    const std::size_t g = first + i;
+    double v;
+    if (kind == CollectiveKind::AllGather) {
+      int owner = 0;
+      while (owner + 1 < n && g >= part.offset(owner + 1)) ++owner;
+      std::vector<std::byte> cell(es);
+      store_from_double(cell.data(), 0, pattern_value(g, owner, n, type, op), type);
+      v = load_as_double(cell.data(), 0, type);
+    } else {
+      v = expected_value(g, n, type, op);
+    }
+    store_from_double(out.data(), i, v, type);
+  }
+  return out;
+}
+
+// Runs `c` once on (count, type, op), in place or not; returns the problems
+// found on this rank (empty if none).
+std::string run_and_check(Collective& c, std::size_t count, DataType type, ReduceOp op, bool in_place,
+                          int rank, int n) {
+  const CollectiveKind kind = c.kind();
+  const std::size_t es = size_of(type);
+  const BlockPartition part(count, n);
+  const std::size_t mine = part.size(rank);
+  const std::size_t in_count = kind == CollectiveKind::AllGather ? mine : count;
+  const std::size_t out_count = kind == CollectiveKind::ReduceScatter ? mine : count;
+  const std::size_t in_first = kind == CollectiveKind::AllGather ? part.offset(rank) : 0;
+  const std::size_t out_first = kind == CollectiveKind::ReduceScatter ? part.offset(rank) : 0;
+
+  std::vector<std::byte> full(count * es + kGuardBytes, kGuard);  // in place: the one buffer
+  fill_pattern(full.data(), count, 0, rank, n, type, op);
+  std::vector<std::byte> input(in_count * es + kGuardBytes, kGuard);
+  fill_pattern(input.data(), in_count, in_first, rank, n, type, op);
+  const std::vector<std::byte> pristine = input;
+  std::vector<std::byte> output(out_count * es + kGuardBytes, kGuard);
+  std::fill(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(out_count * es), std::byte{0x7f});
+
+  const void* send = input.data();
+  void* recv = output.data();
+  if (in_place) {
+    std::byte* base = full.data();
+    send = kind == CollectiveKind::AllGather ? base + part.offset(rank) * es : base;
+    recv = kind == CollectiveKind::ReduceScatter ? base + part.offset(rank) * es : base;
+  }
+  try {
+    c.run(send, recv, count, type, op);
+  } catch (const std::exception& e) {
+    return std::string("threw ") + e.what();
+  }
+  std::ostringstream problems;
+  const auto expected = expected_output(kind, out_first, out_count, part, n, type, op);
+  if (out_count > 0 && std::memcmp(recv, expected.data(), out_count * es) != 0)
+    problems << count_wrong(recv, out_count, out_first, count, n, kind, type, op) << " of " << out_count
+             << " elements wrong; ";
+  const std::vector<std::byte>& written = in_place ? full : output;
+  if (std::any_of(written.end() - kGuardBytes, written.end(), [](std::byte b) { return b != kGuard; }))
+    problems << "wrote past the end of its output; ";
+  if (!in_place && input != pristine) problems << "modified its input; ";
+  return problems.str();
+}
+
+struct Case {
+  Algorithm algorithm;
+  CollectiveKind kind;
+};
+
+class Algorithms : public ::testing::TestWithParam<std::tuple<Case, DataType>> {};
+
+TEST_P(Algorithms, MatchExpectedValues) {
+  const auto [c, type] = GetParam();
+  const int rank = world_rank();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  RingOptions small;
+  small.segment_bytes = 4096;
+  // One object per configuration for the whole test, so scratch is reused
+  // across sizes as in a benchmark.
+  std::vector<std::unique_ptr<Collective>> collectives;
+  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory));
+  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, small));
+
+  std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
+  if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
+  std::ostringstream failures;
+  for (const ReduceOp op : ops) {
+    for (const std::size_t count : counts_for(n)) {
+      for (const bool in_place : {false, true}) {
+        for (std::size_t k = 0; k < collectives.size(); ++k) {
+          const std::string p = run_and_check(*collectives[k], count, type, op, in_place, rank, n);
+          if (!p.empty())
+            failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " count "
+                     << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
+        }
+      }
+    }
+  }
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+constexpr Case kCases[] = {
+    {Algorithm::Pairwise, CollectiveKind::AllReduce},  {Algorithm::Pairwise, CollectiveKind::ReduceScatter},
+    {Algorithm::Pairwise, CollectiveKind::AllGather},  {Algorithm::Direct, CollectiveKind::AllReduce},
+    {Algorithm::Direct, CollectiveKind::ReduceScatter}, {Algorithm::Auto, CollectiveKind::AllReduce},
+    {Algorithm::Auto, CollectiveKind::ReduceScatter},  {Algorithm::Auto, CollectiveKind::AllGather},
+};
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>& info) {
+  const auto& [c, type] = info.param;
+  return std::string(to_string(c.algorithm)) + "_" + std::string(to_string(c.kind)) + "_" +
+         std::string(to_string(type));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
+                         ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
+
+TEST(AutoChoice, PicksDirectForTinyAllReduceAndPairwiseForFewRanks) {
+  const AutoChoice choice;
+  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 8, 4), Algorithm::Direct);
+  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 64u << 20, 4), Algorithm::Pairwise);
+  EXPECT_EQ(choice.choose(CollectiveKind::ReduceScatter, 8, 2), Algorithm::Pairwise);
+  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 64u << 20, choice.pairwise_max_ranks + 1), Algorithm::Ring);
+  EXPECT_FALSE(supports(Algorithm::Direct, CollectiveKind::AllGather));
+  EXPECT_EQ(parse_algorithm("pairwise"), Algorithm::Pairwise);
+  EXPECT_EQ(parse_algorithm("nope"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace shardroof::coll
