@@ -150,7 +150,14 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
       // between two steps (inner scopes mark the steps) is found too.
       std::optional<WatchdogScope> watched;
       if (cmd->name() != "predict") watched.emplace("shardroof " + cmd->name());
-      return cmd->run(ctx);
+      const int status = cmd->run(ctx);
+      // Rank 0 may still be printing its last lines (e.g. where an
+      // interrupted run left its results) when the others return; a rank
+      // that exits non-zero early makes the launcher kill the rest.
+      std::cout << std::flush;
+      std::cerr << std::flush;
+      if (cmd->name() != "predict") barrier(mpi.world());
+      return status;
     }
   }
   // No subcommand: the main job, as documented.

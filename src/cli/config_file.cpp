@@ -70,9 +70,15 @@ std::vector<std::string> config_file_to_args(const std::string& path, const std:
   if (!in) throw_usage("--config: cannot read '{}'", path);
   std::stringstream buf;
   buf << in.rdbuf();
+  return config_text_to_args(buf.str(), path, command, known_keys);
+}
+
+std::vector<std::string> config_text_to_args(const std::string& text, const std::string& path,
+                                             const std::string& command,
+                                             const std::vector<std::string>& known_keys) {
   toml::table root;
   try {
-    root = toml::parse(buf.str(), path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& src = e.source();
     throw_usage("{}:{}:{}: malformed TOML: {}", path, src.begin.line, src.begin.column, e.description());

@@ -17,6 +17,12 @@ namespace shardroof {
 std::vector<std::string> config_file_to_args(const std::string& path, const std::string& command,
                                              const std::vector<std::string>& known_keys);
 
+// The same for TOML text already in memory; `source` names it in messages
+// (the file name). Used by config_file_to_args and by the fuzzer.
+std::vector<std::string> config_text_to_args(const std::string& text, const std::string& source,
+                                             const std::string& command,
+                                             const std::vector<std::string>& known_keys);
+
 // Edit distance, for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);

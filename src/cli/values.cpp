@@ -92,20 +92,28 @@ std::vector<std::uint64_t> parse_int_list(std::string_view raw, std::string_view
     constexpr std::size_t kMaxPoints = 100000;
     if (step[0] == '+') {
       if (k < 1 || k != std::floor(k)) throw_usage("{}: step '{}' never grows the range", what, step);
-      for (std::uint64_t v = lo; v <= hi; v += static_cast<std::uint64_t>(k)) {
+      // A step beyond the range leaves just lo (and never overflows).
+      const std::uint64_t inc = k > static_cast<double>(hi - lo) ? hi - lo + 1 : static_cast<std::uint64_t>(k);
+      for (std::uint64_t v = lo;; v += inc) {
         out.push_back(v);
         if (out.size() > kMaxPoints) throw_usage("{}: range '{}' has more than {} points", what, text, kMaxPoints);
+        if (hi - v < inc) break;
       }
     } else {
       if (!(k > 1)) throw_usage("{}: factor '{}' never grows the range (needs > 1)", what, step);
+      // In doubles, compared before converting: a huge factor or hi must not
+      // overflow an integer conversion, and a factor barely above 1 must not
+      // spin (steps are counted, repeated values included).
       double v = static_cast<double>(lo);
       std::uint64_t last = 0;
-      while (std::llround(v) <= static_cast<long long>(hi)) {
-        const auto r = static_cast<std::uint64_t>(std::llround(v));
+      std::size_t steps = 0;
+      while (std::floor(v + 0.5) <= static_cast<double>(hi)) {
+        const auto r = std::min(static_cast<std::uint64_t>(std::floor(v + 0.5)), hi);
         if (r != last) out.push_back(r);
         last = r;
         v *= k;
-        if (out.size() > kMaxPoints) throw_usage("{}: range '{}' has more than {} points", what, text, kMaxPoints);
+        if (++steps > kMaxPoints)
+          throw_usage("{}: range '{}' has more than {} steps (factor too close to 1?)", what, text, kMaxPoints);
       }
     }
   } else {

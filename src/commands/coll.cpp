@@ -129,11 +129,12 @@ class CollCommand final : public Command {
     }
     if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
     if (interrupted) {
+      // One write, so the launcher does not interleave it with stdout.
       if (ctx.mpi.is_root())
-        std::cerr << "shardroof: interrupted after " << sizes_done << " of " << plan.sizes.size() << " sizes"
-                  << (json_path.empty() ? std::string("; no --json file was asked for")
-                                        : "; finished sizes are in " + json_path)
-                  << '\n';
+        std::cerr << fmt::format("shardroof: interrupted after {} of {} sizes; {}\n", sizes_done, plan.sizes.size(),
+                                 json_path.empty() ? std::string("no --json file was asked for")
+                                                   : "finished sizes are in " + json_path)
+                  << std::flush;
       return static_cast<int>(ExitCode::Interrupted);
     }
 

@@ -58,7 +58,8 @@ void check_readable(const std::string& path, const std::string& flag) {
 std::string choose_output_path(const std::string& path, bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (force || !fs::exists(path, ec)) return path;
+  // A directory is not replaced by a fresh name: check_writable reports it.
+  if (force || !fs::exists(path, ec) || fs::is_directory(path, ec)) return path;
   const fs::path p(path);
   const std::string stem = p.stem().string();
   const std::string ext = p.extension().string();

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -103,16 +104,26 @@ void Watchdog::loop() {
   sigaddset(&block, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &block, nullptr);
 
+  // The thread wakes at least once a second. If it finds that it slept far
+  // longer than that, the whole process was not running (SIGSTOP, a
+  // suspended job, a starved machine): the missing progress is then not the
+  // peers' fault, so the clock restarts instead of the job being ended.
+  constexpr auto kTick = std::chrono::seconds(1);
+  constexpr auto kFrozen = std::chrono::seconds(3);
   std::unique_lock lock(mutex_);
+  auto last_wake = Clock::now();
   while (!stop_) {
+    const auto now = Clock::now();
+    if (now - last_wake > kFrozen) last_progress_ = now;
+    last_wake = now;
     if (labels_.empty() || timeout_s_ <= 0 || fired_) {
-      wake_.wait_for(lock, std::chrono::seconds(1));
+      wake_.wait_for(lock, kTick);
       continue;
     }
     const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
     const auto deadline = last_progress_ + timeout;
-    if (Clock::now() < deadline) {
-      wake_.wait_until(lock, deadline);
+    if (now < deadline) {
+      wake_.wait_until(lock, std::min(deadline, now + kTick));
       continue;  // progress may have moved the deadline; look again
     }
     const std::string operation = join_labels(labels_);

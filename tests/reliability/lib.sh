@@ -1,0 +1,55 @@
+# Shared by the reliability scripts: run as `script.sh SHARDROOF MPIEXEC [MPIEXEC FLAGS...]`.
+# Sets $bin, $launcher (mpiexec -n 2 + flags), $work (a fresh directory, the
+# current directory from here on) and helpers.
+set -u
+bin=$1
+shift
+launcher=("$1" -n 2 "${@:2}")
+work=$(mktemp -d "${TMPDIR:-/tmp}/shardroof-reliability.XXXXXX")
+cd "$work" || exit 1
+mpirun_pid=""
+cleanup() {
+  # Processes this script started: the launcher and, through the pid files,
+  # its ranks (continued first in case one was stopped).
+  for f in pid.*; do [ -s "$f" ] && kill -CONT "$(cat "$f")" 2>/dev/null; done
+  [ -n "$mpirun_pid" ] && kill -KILL "$mpirun_pid" 2>/dev/null
+  for f in pid.*; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done
+  cd / && rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  for f in out.txt; do [ -f "$f" ] && { echo "---- $f ----"; cat "$f"; }; done
+  exit 1
+}
+
+# start_ranks ARGS...: starts `shardroof ARGS` on 2 ranks in the background,
+# each rank writing its pid to pid.<rank>, stdout line-buffered, all output in out.txt.
+start_ranks() {
+  "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$@" \
+    >out.txt 2>&1 &
+  mpirun_pid=$!
+}
+
+# wait_for SECONDS CONDITION...: polls CONDITION every 0.1 s.
+wait_for() {
+  local limit=$1
+  shift
+  local end=$(( $(date +%s) + limit ))
+  until "$@"; do
+    [ "$(date +%s)" -gt "$end" ] && return 1
+    sleep 0.1
+  done
+}
+
+both_pids() { [ -s pid.0 ] && [ -s pid.1 ]; }
+launcher_done() { ! kill -0 "$mpirun_pid" 2>/dev/null; }
+
+# finish_launcher SECONDS: waits for the launcher at most SECONDS; sets $rc.
+finish_launcher() {
+  wait_for "$1" launcher_done || fail "the job did not end within $1 s"
+  wait "$mpirun_pid"
+  rc=$?
+  mpirun_pid=""
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# An error that only one rank sees in the middle of a run (rank 0 can no
+# longer replace its results file) must end the whole job within seconds with
+# one message naming that rank and a non-zero status, not hang the others.
+. "$(dirname "$0")/lib.sh"
+start_ranks coll -b 64K -e 64M -f 2 -n 20 -w 1 --json k.json
+wait_for 120 test -s k.json || fail "no size finished"
+rm -f k.json && mkdir k.json  # the next atomic rename onto it fails, on rank 0 only
+broken=$(date +%s)
+finish_launcher 30
+elapsed=$(( $(date +%s) - broken ))
+[ "$rc" -eq 3 ] || fail "exit status $rc, expected 3 (runtime error)"
+grep -Eq "shardroof: error \(rank 0\): cannot replace 'k.json'" out.txt || fail "no message naming rank 0"
+[ "$(grep -c 'shardroof: error' out.txt)" -eq 1 ] || fail "more than one error message"
+echo "ok: rank 0's error ended the job with status $rc ${elapsed} s later"
