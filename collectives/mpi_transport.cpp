@@ -44,12 +44,12 @@ class MpiRequest final : public Request {
 };
 
 template <class Post>
-RequestPtr post_pieces(std::size_t bytes, Post post) {
+RequestPtr post_pieces(std::size_t bytes, std::size_t max_piece, Post post) {
   auto req = std::make_unique<MpiRequest>();
   // A zero-byte message is still a message: the peer posted one too.
   std::size_t offset = 0;
   do {
-    const std::size_t piece = std::min(bytes - offset, MpiTransport::kMaxPieceBytes);
+    const std::size_t piece = std::min(bytes - offset, max_piece);
     MPI_Request r = MPI_REQUEST_NULL;
     post(offset, static_cast<int>(piece), &r);
     req->pending_.push_back(r);
@@ -60,21 +60,25 @@ RequestPtr post_pieces(std::size_t bytes, Post post) {
 
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
+MpiTransport::MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes)
+    : comm_(comm), max_piece_bytes_(max_piece_bytes) {
+  if (max_piece_bytes_ == 0 || max_piece_bytes_ > static_cast<std::size_t>(INT_MAX))
+    throw InvalidArgument("MpiTransport: piece size " + std::to_string(max_piece_bytes_) +
+                          " bytes is outside 1..INT_MAX");
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm_, &size_));
 }
 
 RequestPtr MpiTransport::isend(const void* buf, std::size_t bytes, int peer, int tag) {
   const auto* p = static_cast<const char*>(buf);
-  return post_pieces(bytes, [&](std::size_t off, int n, MPI_Request* r) {
+  return post_pieces(bytes, max_piece_bytes_, [&](std::size_t off, int n, MPI_Request* r) {
     SHARDROOF_MPI_CHECK(MPI_Isend(p + off, n, MPI_BYTE, peer, tag, comm_, r));
   });
 }
 
 RequestPtr MpiTransport::irecv(void* buf, std::size_t bytes, int peer, int tag) {
   auto* p = static_cast<char*>(buf);
-  return post_pieces(bytes, [&](std::size_t off, int n, MPI_Request* r) {
+  return post_pieces(bytes, max_piece_bytes_, [&](std::size_t off, int n, MPI_Request* r) {
     SHARDROOF_MPI_CHECK(MPI_Irecv(p + off, n, MPI_BYTE, peer, tag, comm_, r));
   });
 }

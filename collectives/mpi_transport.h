@@ -11,8 +11,11 @@ namespace shardroof::coll {
 
 class MpiTransport final : public Transport {
  public:
-  // The communicator is borrowed; it must outlive the transport.
-  explicit MpiTransport(MPI_Comm comm);
+  // The communicator is borrowed; it must outlive the transport. Messages
+  // are posted in pieces of at most `max_piece_bytes` (1..INT_MAX; both
+  // ends of a message must use the same value). Tests lower it to exercise
+  // the splitting without multi-GiB buffers.
+  explicit MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes = kMaxPieceBytes);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -24,9 +27,11 @@ class MpiTransport final : public Transport {
   RequestPtr irecv(void* buf, std::size_t bytes, int peer, int tag) override;
 
   static constexpr std::size_t kMaxPieceBytes = std::size_t{1} << 30;
+  std::size_t max_piece_bytes() const { return max_piece_bytes_; }
 
  private:
   MPI_Comm comm_;
+  std::size_t max_piece_bytes_;
   int rank_ = 0;
   int size_ = 1;
 };
