@@ -32,6 +32,7 @@ double t_comm(const Shape& shape, const Ceilings& c) {
 }
 
 double d_star_bandwidth(const Shape& shape, const Ceilings& c) {
+  if (c.link_bytes_per_s <= 0) return 0;  // W not set: no bandwidth term (as in t_comm)
   const double n = shape.ranks;
   const double base = (n - 1) * shape.bytes_per_elem * c.flops_per_s / c.link_bytes_per_s;
   return shape.collective == Collective::AllReduce ? base : base / 2;
@@ -40,7 +41,7 @@ double d_star_bandwidth(const Shape& shape, const Ceilings& c) {
 double d_star(const Shape& shape, const Ceilings& c) {
   const double n = shape.ranks;
   const double C = c.flops_per_s;
-  const double bw = c.link_bytes_per_s > 0 ? d_star_bandwidth(shape, c) : 0;
+  const double bw = d_star_bandwidth(shape, c);
   const double lat = n * (n - 1) * c.latency_s * C / (shape.B * shape.F);
   const double red = (n - 1) * c.reduce_s_per_elem * C / 2;
   return shape.collective == Collective::AllReduce ? bw + lat + red : bw + lat / 2 + red;
@@ -66,5 +67,71 @@ Point evaluate(const Shape& shape, const Ceilings& c, double D) {
   p.frac_peak_no_overlap = sum > 0 ? useful / sum : 0;
   return p;
 }
+
+}  // namespace shardroof::model
+
+namespace shardroof::model {
+
+double local_bytes(const Shape& shape, double D) {
+  const double d = slowest_shard(D, shape.ranks);
+  return (shape.B * d + d * shape.F + shape.B * shape.F) * shape.bytes_per_elem;
+}
+
+double memory_critical_intensity(const Ceilings& c) {
+  return c.memory_bytes_per_s > 0 ? c.flops_per_s / c.memory_bytes_per_s : 0;
+}
+
+double d_star_with_memory(const Shape& shape, const Ceilings& c) {
+  const double compute_crossover = d_star(shape, c);
+  if (c.memory_bytes_per_s <= 0) return compute_crossover;
+  // Memory time of a shard of width d: ((B + F) * d + B*F) * s / M.
+  // It reaches T_comm at d_mem; the step's T_math reaches T_comm at the
+  // smaller of d_mem and the compute-only crossover's shard.
+  const double comm = t_comm(shape, c);
+  const double fixed = shape.B * shape.F * shape.bytes_per_elem / c.memory_bytes_per_s;
+  if (fixed >= comm) return 0;
+  const double per_d = (shape.B + shape.F) * shape.bytes_per_elem / c.memory_bytes_per_s;
+  const double d_mem = (comm - fixed) / per_d;
+  return std::min(compute_crossover, d_mem * std::max(shape.ranks, 1));
+}
+
+Prediction predict(const Shape& shape, const Ceilings& c, const std::vector<double>& D_values) {
+  Prediction p;
+  p.shape = shape;
+  p.ceilings = c;
+  p.critical_intensity = critical_intensity(c);
+  p.memory_critical_intensity = memory_critical_intensity(c);
+  p.d_star_bandwidth = d_star_bandwidth(shape, c);
+  p.d_star = d_star(shape, c);
+  p.d_star_memory = d_star_with_memory(shape, c);
+  p.t_comm = t_comm(shape, c);
+  p.points.reserve(D_values.size());
+  for (double D : D_values) p.points.push_back(evaluate(shape, c, D));
+  return p;
+}
+
+std::vector<double> default_D_values(const Shape& shape, double d_star_value) {
+  const double n = std::max(shape.ranks, 1);
+  const double centre = d_star_value > n ? d_star_value : n;
+  std::vector<double> out;
+  double D = std::exp2(std::floor(std::log2(centre / 8)));
+  if (D < n) D = std::exp2(std::ceil(std::log2(n)));
+  for (; D <= 16 * centre; D *= 2) out.push_back(D);
+  if (d_star_value > 0) out.push_back(std::ceil(d_star_value / n) * n);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+PresetComparison compare_with_preset(const Shape& shape, const Ceilings& measured, const Ceilings& preset,
+                                     const std::vector<double>& D_values) {
+  Ceilings hybrid = measured;
+  hybrid.link_bytes_per_s = preset.link_bytes_per_s;
+  hybrid.latency_s = preset.latency_s;
+  return PresetComparison{predict(shape, measured, D_values), predict(shape, preset, D_values),
+                          predict(shape, hybrid, D_values)};
+}
+
+std::string to_string(Collective c) { return c == Collective::AllReduce ? "all_reduce" : "reduce_scatter"; }
 
 }  // namespace shardroof::model

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace shardroof::model {
 
@@ -62,5 +64,54 @@ struct Point {
 };
 
 Point evaluate(const Shape& shape, const Ceilings& c, double D);
+
+// ---- the local (on-chip) roof -------------------------------------------
+// Bytes the local GEMM must at least move: read both shards, write the
+// B x F partial sum.
+double local_bytes(const Shape& shape, double D);
+// Critical intensity of the local roof, C/M (FLOPs per byte of memory
+// traffic); 0 when M is not set.
+double memory_critical_intensity(const Ceilings& c);
+// Crossover with both roofs: the D where max(compute, memory) time of the
+// slowest shard equals T_comm (continuous in D, like d_star). Both terms
+// grow with D, so it is N times the smaller of the two shard sizes that
+// each reach T_comm alone; 0 when the memory time of an empty shard
+// (writing the B x F result) already exceeds T_comm. Equals d_star when M
+// is not set.
+double d_star_with_memory(const Shape& shape, const Ceilings& c);
+
+// ---- a whole prediction as plain records ---------------------------------
+struct Prediction {
+  Shape shape;
+  Ceilings ceilings;
+  double critical_intensity = 0;         // C/W
+  double memory_critical_intensity = 0;  // C/M (0: no memory roof)
+  double d_star_bandwidth = 0;           // bandwidth term alone
+  double d_star = 0;                     // all terms, compute roof
+  double d_star_memory = 0;              // all terms, both roofs
+  double t_comm = 0;                     // constant in D
+  std::vector<Point> points;
+};
+
+Prediction predict(const Shape& shape, const Ceilings& c, const std::vector<double>& D_values);
+
+// A D list for a table when the user gives none: powers of two from about
+// D*/8 to 16*D* (at least N), plus D* itself rounded up to a multiple of N.
+std::vector<double> default_D_values(const Shape& shape, double d_star);
+
+// ---- measured ceilings beside a hardware preset --------------------------
+// For `sweep --model-hw`: the same shapes on the preset's hardware, and a
+// hybrid that keeps the measured compute side (C, M, g) and swaps in the
+// preset's link (W, a): "this machine's GEMM with that link".
+struct PresetComparison {
+  Prediction measured;  // the measured ceilings as given
+  Prediction preset;    // the preset's ceilings as given (presets carry no g: 0)
+  Prediction hybrid;    // measured C, M, g; preset W, a
+};
+
+PresetComparison compare_with_preset(const Shape& shape, const Ceilings& measured, const Ceilings& preset,
+                                     const std::vector<double>& D_values);
+
+std::string to_string(Collective c);  // "all_reduce" / "reduce_scatter"
 
 }  // namespace shardroof::model

@@ -1,0 +1,229 @@
+#include "model/hardware.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+#include <utility>
+
+#include "util/error.h"
+
+namespace shardroof::model {
+namespace {
+
+struct EmbeddedPreset {
+  std::string_view name;
+  std::string_view text;
+};
+
+constexpr EmbeddedPreset kBuiltinPresets[] = {
+#include "shardroof/hardware_presets.inc"
+};
+
+std::string join_keys(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out.empty() ? "(none)" : out;
+}
+
+template <class Map>
+std::string join_map_keys(const Map& m) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : m) keys.push_back(k);
+  return join_keys(keys);
+}
+
+std::string where(const toml::node& node, const std::string& origin) {
+  const auto& src = node.source();
+  if (src.begin.line == 0) return origin;
+  return fmt::format("{}:{}", origin, src.begin.line);
+}
+
+// A positive, finite number (TOML integer or float) at `key` in `table`.
+double positive_number(const toml::table& table, std::string_view key, const std::string& context,
+                       const std::string& origin, bool allow_zero = false) {
+  const toml::node* node = table.get(key);
+  if (!node) throw_usage("{}: {} has no '{}'", origin, context, key);
+  std::optional<double> v;
+  if (const auto* f = node->as_floating_point()) v = f->get();
+  if (const auto* i = node->as_integer()) v = static_cast<double>(i->get());
+  if (!v) throw_usage("{}: {}.{} must be a number", where(*node, origin), context, key);
+  if (!std::isfinite(*v) || *v < 0 || (!allow_zero && *v == 0))
+    throw_usage("{}: {}.{} must be {} (got {})", where(*node, origin), context, key,
+                allow_zero ? "zero or more" : "positive", *v);
+  return *v;
+}
+
+std::string optional_string(const toml::table& table, std::string_view key, const std::string& origin) {
+  const toml::node* node = table.get(key);
+  if (!node) return {};
+  const auto* s = node->as_string();
+  if (!s) throw_usage("{}: '{}' must be a string", where(*node, origin), key);
+  return s->get();
+}
+
+void reject_unknown_keys(const toml::table& table, const std::vector<std::string_view>& known,
+                         const std::string& context, const std::string& origin) {
+  for (const auto& [key, node] : table) {
+    if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+      std::string list;
+      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw_usage("{}: unknown key '{}' in {} (known: {})", where(node, origin), key.str(), context, list);
+    }
+  }
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_usage("--hw: cannot read '{}'", path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, int>>& preset_datatypes() {
+  static const std::vector<std::pair<std::string, int>> types = {
+      {"double", 8}, {"float", 4}, {"bfloat16", 2}, {"half", 2}, {"int8", 1}};
+  return types;
+}
+
+int datatype_size(std::string_view datatype) {
+  for (const auto& [name, size] : preset_datatypes())
+    if (name == datatype) return size;
+  return 0;
+}
+
+const LinkPreset& HardwarePreset::link(std::string_view link_name) const {
+  const std::string key(link_name.empty() ? std::string_view(default_link) : link_name);
+  const auto it = links.find(key);
+  if (it == links.end())
+    throw_usage("--link: preset '{}' has no link '{}' (it has: {})", name, key, join_map_keys(links));
+  return it->second;
+}
+
+double HardwarePreset::flops_for(std::string_view datatype) const {
+  const auto it = flops.find(std::string(datatype));
+  if (it == flops.end())
+    throw_usage("--datatype: preset '{}' lists no FLOP/s for {} (it has: {}); give --flops", name, datatype,
+                join_map_keys(flops));
+  return it->second;
+}
+
+HardwarePreset parse_hardware_preset(std::string_view toml_text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    throw_usage("{}:{}: not valid TOML: {}", origin, e.source().begin.line, e.description());
+  }
+  reject_unknown_keys(root, {"name", "description", "default_link", "flops", "memory", "links"}, "the preset",
+                      origin);
+  HardwarePreset hw;
+  hw.origin = origin;
+  hw.name = optional_string(root, "name", origin);
+  if (hw.name.empty()) throw_usage("{}: the preset has no 'name'", origin);
+  hw.description = optional_string(root, "description", origin);
+
+  const auto* flops = root.get_as<toml::table>("flops");
+  if (!flops || flops->empty())
+    throw_usage("{}: the preset needs a [flops] table (datatype = FLOP/s, e.g. bfloat16 = 1.97e14)", origin);
+  std::vector<std::string_view> type_names;
+  for (const auto& [name, size] : preset_datatypes()) type_names.push_back(name);
+  reject_unknown_keys(*flops, type_names, "[flops]", origin);
+  for (const auto& [key, node] : *flops)
+    hw.flops[std::string(key.str())] = positive_number(*flops, key.str(), "flops", origin);
+
+  const auto* memory = root.get_as<toml::table>("memory");
+  if (!memory) throw_usage("{}: the preset needs a [memory] table with bytes_per_s", origin);
+  reject_unknown_keys(*memory, {"bytes_per_s"}, "[memory]", origin);
+  hw.memory_bytes_per_s = positive_number(*memory, "bytes_per_s", "memory", origin);
+
+  const auto* links = root.get_as<toml::table>("links");
+  if (!links || links->empty())
+    throw_usage("{}: the preset needs at least one link, e.g. [links.ici] with bytes_per_s and latency_s",
+                origin);
+  for (const auto& [key, node] : *links) {
+    const auto* t = node.as_table();
+    const std::string context = fmt::format("links.{}", key.str());
+    if (!t) throw_usage("{}: '{}' must be a table", where(node, origin), context);
+    reject_unknown_keys(*t, {"description", "bytes_per_s", "latency_s"}, "[" + context + "]", origin);
+    LinkPreset link;
+    link.name = std::string(key.str());
+    link.description = optional_string(*t, "description", origin);
+    link.bytes_per_s = positive_number(*t, "bytes_per_s", context, origin);
+    link.latency_s = positive_number(*t, "latency_s", context, origin, /*allow_zero=*/true);
+    hw.links.emplace(link.name, std::move(link));
+  }
+  hw.default_link = optional_string(root, "default_link", origin);
+  if (hw.default_link.empty()) {
+    if (hw.links.size() != 1)
+      throw_usage("{}: the preset has {} links; name one with default_link", origin, hw.links.size());
+    hw.default_link = hw.links.begin()->first;
+  }
+  if (!hw.links.count(hw.default_link))
+    throw_usage("{}: default_link '{}' is not one of its links ({})", origin, hw.default_link,
+                join_map_keys(hw.links));
+  return hw;
+}
+
+std::vector<std::string> builtin_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kBuiltinPresets) names.emplace_back(p.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string_view builtin_preset_text(std::string_view name) {
+  for (const auto& p : kBuiltinPresets)
+    if (p.name == name) return p.text;
+  return {};
+}
+
+HardwarePreset load_hardware_preset(const std::string& name_or_path) {
+  if (name_or_path.empty()) throw_usage("--hw: empty preset name");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (looks_like_path(name_or_path) || fs::is_regular_file(name_or_path, ec)) {
+    if (!fs::is_regular_file(name_or_path, ec))
+      throw_usage("--hw: no preset file '{}' (built-in presets: {})", name_or_path,
+                  join_keys(builtin_preset_names()));
+    return parse_hardware_preset(read_file(name_or_path), name_or_path);
+  }
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("SHARDROOF_HARDWARE_DIR"); env && *env) dirs.emplace_back(env);
+#ifdef SHARDROOF_SOURCE_HARDWARE_DIR
+  dirs.emplace_back(SHARDROOF_SOURCE_HARDWARE_DIR);
+#endif
+  for (const auto& dir : dirs) {
+    const fs::path file = dir / (name_or_path + ".toml");
+    if (fs::is_regular_file(file, ec)) return parse_hardware_preset(read_file(file), file.string());
+  }
+  const std::string_view text = builtin_preset_text(name_or_path);
+  if (text.empty())
+    throw_usage("--hw: unknown preset '{}' (built-in presets: {}; or give a TOML file)", name_or_path,
+                join_keys(builtin_preset_names()));
+  return parse_hardware_preset(text, "built-in:" + name_or_path);
+}
+
+Ceilings preset_ceilings(const HardwarePreset& hw, std::string_view link_name, std::string_view datatype) {
+  const LinkPreset& link = hw.link(link_name);
+  Ceilings c;
+  c.flops_per_s = hw.flops_for(datatype);
+  c.memory_bytes_per_s = hw.memory_bytes_per_s;
+  c.link_bytes_per_s = link.bytes_per_s;
+  c.latency_s = link.latency_s;
+  return c;
+}
+
+}  // namespace shardroof::model
