@@ -165,7 +165,7 @@ run_job() {
   id="$(SHARDROOF_BIN="$bin" SHARDROOF_ROOT="$repo" SHARDROOF_RESULTS="$work/results" \
         OMPI_MCA_btl=self,tcp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 \
-        sbatch --parsable --job-name="$name" --output="$work/results/%x-%j.out" --export=ALL "$@")" \
+        sbatch --parsable --job-name="$name" --output="$work/results/%x-%j.out" --time=00:10:00 --export=ALL "$@")" \
     || fail "sbatch $* refused"
   local state="" line=""
   for _ in $(seq 900); do
@@ -231,5 +231,11 @@ else
   check_job two-link link 2 2 "$r"
   r="$(run_job two-coll --nodes=2 --ntasks-per-node=1 "$repo/slurm/coll.sbatch" "${coll_args[@]}")"
   check_job two-coll coll 2 1 "$r"
+  if "$bin" sweep --help 2>/dev/null | grep -q -- '--D'; then
+    r="$(run_job two-sweep --nodes=2 --ntasks-per-node=1 "$repo/slurm/sweep.sbatch" --B 128 --F 128 --D 16:256:x4 --warmup 1 --iters 2)"
+    check_job two-sweep sweep 2 2 "$r"
+  else
+    echo "slurm-local: NOTE: this build's sweep is not implemented; slurm/sweep.sbatch not submitted" >&2
+  fi
 fi
 echo "slurm-local: all jobs passed"
