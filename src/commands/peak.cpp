@@ -1,20 +1,269 @@
-// `shardroof peak`: placeholder until the command is implemented.
+// `shardroof peak`: the local ceilings of every rank's node (DESIGN.md §2,
+// the local roofline): GEMM FLOP/s per datatype at a large shape and across
+// thin inner dimensions, memory bandwidth M (STREAM-like copy and triad) and
+// the local reduction rate g. Every rank of a node measures at the same
+// time, as the ranks of a sweep do, so the numbers are what one rank gets
+// while its neighbours work; node totals are the sums over its ranks.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/command.h"
+#include "cli/values.h"
+#include "collectives/mpi_transport.h"
+#include "compute/compute_backend.h"
+#include "measure/comm_setup.h"
+#include "report/environment.h"
+#include "report/results_file.h"
+#include "sweep/ceilings.h"
+#include "util/agreement.h"
 #include "util/error.h"
 
 namespace shardroof {
 namespace {
 
-class PendingCommand final : public Command {
+struct PeakFlags {
+  std::string datatypes = "float,double,bfloat16";
+  std::uint64_t size = 1024;
+  std::string k = "16,32,64,128,256,512,1024";
+  std::string memory_bytes = "32M";
+  std::uint64_t reduce_elements = 1 << 20;
+  std::string backend = "cpu";
+  int threads = 1;
+  int warmup = 2;
+  int iters = 10;
+  std::string json;
+};
+
+struct PeakPlan {
+  std::vector<coll::DataType> types;
+  std::size_t size = 1024;
+  std::vector<std::uint64_t> k;
+  std::size_t memory_elements = 0;
+  std::size_t reduce_elements = 0;
+  Backend backend = Backend::Cpu;
+  int threads = 1;
+  TimingPlan timing;
+};
+
+// RAII for the communicator of the ranks that share a node.
+class NodeComm {
+ public:
+  explicit NodeComm(MPI_Comm world) {
+    SHARDROOF_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm_));
+  }
+  ~NodeComm() { MPI_Comm_free(&comm_); }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+double node_sum(MPI_Comm node, double mine) {
+  double sum = 0;
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, node));
+  return sum;
+}
+
+double node_min(MPI_Comm node, double mine) {
+  double v = 0;
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &v, 1, MPI_DOUBLE, MPI_MIN, node));
+  return v;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+class PeakCommand final : public Command {
  public:
   std::string name() const override { return "peak"; }
-  std::string description() const override { return "(not implemented yet)"; }
-  void add_options(CLI::App&) override {}
-  int run(RunContext&) override { throw RuntimeError("shardroof peak is not implemented yet"); }
+  std::string description() const override {
+    return "Local ceilings per node: GEMM FLOP/s per datatype (large and thin shapes), memory bandwidth, reduction rate";
+  }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--datatypes", f_.datatypes, "GEMM datatypes: a list of float, double, bfloat16")->capture_default_str();
+    app.add_option("--size", f_.size, "m = n (and k) of the large GEMM")->capture_default_str();
+    app.add_option("--k", f_.k, "Thin inner dimensions k for m = n = size (list or lo:hi:xK)")->capture_default_str();
+    app.add_option("--memory-bytes", f_.memory_bytes, "Bytes per array of the copy/triad kernels (beyond the caches)")
+        ->capture_default_str();
+    app.add_option("--reduce-elements", f_.reduce_elements, "Elements of the local reduction dst = a + b")
+        ->capture_default_str();
+    app.add_option("--backend", f_.backend, "cpu (OpenBLAS)")->capture_default_str();
+    app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
+    app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
+    app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
+    app.add_option("--json", f_.json, "Write the full record to FILE");
+  }
+
+  int run(RunContext& ctx) override {
+    PeakPlan plan;
+    run_agreed(ctx.mpi.world(), [&] {
+      plan = make_plan();
+      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
+    });
+    std::unique_ptr<ComputeBackend> backend;
+    run_agreed(ctx.mpi.world(), [&] {
+      backend = make_compute_backend(plan.backend, {plan.threads, false}, ctx.mpi.world());
+      for (const auto t : plan.types)
+        if (!backend->supports(t)) throw_usage("--datatypes: the {} backend has no {} GEMM", f_.backend, coll::to_string(t));
+    });
+    const NodeComm node_comm(ctx.mpi.world());
+    const MPI_Comm node = node_comm.get();
+    int node_rank = 0, node_size = 1;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+
+    // Every measurement runs on every rank of a node at once; the timing
+    // module takes each iteration's max over the node's ranks.
+    nlohmann::json mine;
+    mine["host"] = host_name();
+    mine["ranks"] = node_size;
+    mine["gemm"] = nlohmann::json::array();
+    for (const auto type : plan.types) {
+      ctx.progress << fmt::format("peak: {} GEMM {}^3\n", coll::to_string(type), plan.size) << std::flush;
+      const auto big = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
+      nlohmann::json rec = {{"datatype", coll::to_string(type)},
+                            {"arithmetic", backend->arithmetic(type)},
+                            {"m", big.m}, {"n", big.n}, {"k", big.k},
+                            {"flops_per_s", big.flops_per_s},
+                            {"node_flops_per_s", node_sum(node, big.flops_per_s)},
+                            {"time_s", {{"median", big.time.median}, {"min", big.time.min}, {"max", big.time.max}}}};
+      rec["thin"] = nlohmann::json::array();
+      for (const auto k : plan.k) {
+        ctx.progress << fmt::format("peak: {} GEMM {}x{}x{}\n", coll::to_string(type), plan.size, plan.size, k)
+                     << std::flush;
+        const auto thin = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
+        rec["thin"].push_back({{"k", k},
+                               {"flops_per_s", thin.flops_per_s},
+                               {"time_s", {{"median", thin.time.median}, {"min", thin.time.min}, {"max", thin.time.max}}}});
+      }
+      mine["gemm"].push_back(rec);
+    }
+    ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
+    const auto mem = sweep::measure_memory_bandwidth(node, plan.memory_elements, plan.timing);
+    mine["memory"] = {{"bytes_per_array", plan.memory_elements * sizeof(double)},
+                      {"copy_bytes_per_s", mem.copy_bytes_per_s},
+                      {"triad_bytes_per_s", mem.triad_bytes_per_s},
+                      {"node_copy_bytes_per_s", node_sum(node, mem.copy_bytes_per_s)},
+                      {"node_triad_bytes_per_s", node_sum(node, mem.triad_bytes_per_s)},
+                      {"min_rank_triad_bytes_per_s", node_min(node, mem.triad_bytes_per_s)}};
+    mine["reduction"] = nlohmann::json::array();
+    for (const auto type : plan.types) {
+      const auto red = sweep::measure_reduce_rate(backend->memory(), node, type, plan.reduce_elements, plan.timing);
+      mine["reduction"].push_back({{"datatype", coll::to_string(type)},
+                                   {"elements", red.count},
+                                   {"s_per_element", red.s_per_elem}});
+    }
+
+    // One record per node, from the node's first rank, gathered everywhere.
+    const auto gathered = all_gather_strings(ctx.mpi.world(), node_rank == 0 ? mine.dump() : std::string());
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& text : gathered)
+      if (!text.empty()) nodes.push_back(nlohmann::json::parse(text));
+
+    nlohmann::json doc;
+    doc["command"] = "peak";
+    doc["ranks"] = ctx.mpi.size();
+    doc["settings"] = {{"datatypes", f_.datatypes}, {"size", plan.size},           {"k", plan.k},
+                       {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
+                       {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()},
+                       {"threads", plan.threads}, {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}};
+    doc["environment"] = environment_json(ctx.mpi);
+    doc["aggregation"] = std::string(kAggregationNote) + " (max over the ranks of one node)";
+    doc["nodes"] = nodes;
+    print(ctx.out, plan, nodes, backend->describe());
+    if (!f_.json.empty() && ctx.mpi.is_root()) {
+      write_json_atomically(f_.json, doc);
+      ctx.out << "# JSON written to " << f_.json << "\n";
+    }
+    return 0;
+  }
+
+ private:
+  PeakPlan make_plan() const {
+    PeakPlan plan;
+    std::string rest = f_.datatypes;
+    for (std::size_t start = 0; start <= rest.size();) {
+      const auto comma = rest.find(',', start);
+      const std::string name = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const auto t = coll::parse_datatype(name);
+      if (!t || (*t != coll::DataType::Float && *t != coll::DataType::Double && *t != coll::DataType::BFloat16))
+        throw_usage("--datatypes: '{}' is not one of float, double, bfloat16", name);
+      plan.types.push_back(*t);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (f_.size < 1 || f_.size > 65536) throw_usage("--size: must be between 1 and 65536, got {}", f_.size);
+    plan.size = f_.size;
+    plan.k = parse_int_list(f_.k, "--k");
+    for (const auto k : plan.k)
+      if (k > 1u << 20) throw_usage("--k: {} is too large (at most {})", k, 1u << 20);
+    plan.memory_elements = std::max<std::size_t>(parse_count(f_.memory_bytes, "--memory-bytes") / sizeof(double), 1);
+    if (f_.reduce_elements < 1) throw_usage("--reduce-elements: must be at least 1");
+    plan.reduce_elements = f_.reduce_elements;
+    const auto backend = parse_backend(f_.backend);
+    if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", f_.backend);
+    plan.backend = *backend;
+    if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
+    plan.threads = f_.threads;
+    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
+    if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
+    plan.timing = {f_.warmup, f_.iters};
+    return plan;
+  }
+
+  static void print(std::ostream& out, const PeakPlan& plan, const nlohmann::json& nodes, const std::string& backend) {
+    out << "# shardroof peak: local ceilings per node; " << backend << "\n";
+    out << "# every rank of a node measures at once; numbers are per rank (node = sum over its ranks)\n";
+    out << "# " << kAggregationNote << " (max over the ranks of one node)\n";
+    out << fmt::format("\n# GEMM, m = n = k = {} (GFLOP/s per rank)\n", plan.size);
+    out << fmt::format("{:>4} {:<20} {:>5}", "node", "host", "ranks");
+    for (const auto t : plan.types) out << fmt::format(" {:>10}", coll::to_string(t));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      out << fmt::format("{:>4} {:<20} {:>5}", i, n["host"].get<std::string>(), n["ranks"].get<int>());
+      for (const auto& g : n["gemm"]) out << fmt::format(" {:>10.2f}", g["flops_per_s"].get<double>() / 1e9);
+      out << "\n";
+    }
+    out << fmt::format("\n# GEMM across thin inner dimensions k, m = n = {} (GFLOP/s per rank)\n", plan.size);
+    out << fmt::format("{:>4} {:<9}", "node", "datatype");
+    for (const auto k : plan.k) out << fmt::format(" {:>9}", fmt::format("k={}", k));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& g : nodes[i]["gemm"]) {
+        out << fmt::format("{:>4} {:<9}", i, g["datatype"].get<std::string>());
+        for (const auto& t : g["thin"]) out << fmt::format(" {:>9.2f}", t["flops_per_s"].get<double>() / 1e9);
+        out << "\n";
+      }
+    }
+    out << "\n# memory bandwidth M (GB/s) and local reduction rate g (ns per element, dst = a + b)\n";
+    out << fmt::format("{:>4} {:>10} {:>10} {:>12} {:>12}", "node", "copy/rank", "triad/rank", "copy/node",
+                       "triad/node");
+    for (const auto t : plan.types) out << fmt::format(" {:>10}", fmt::format("g {}", coll::to_string(t)));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& m = nodes[i]["memory"];
+      out << fmt::format("{:>4} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}", i, m["copy_bytes_per_s"].get<double>() / 1e9,
+                         m["triad_bytes_per_s"].get<double>() / 1e9, m["node_copy_bytes_per_s"].get<double>() / 1e9,
+                         m["node_triad_bytes_per_s"].get<double>() / 1e9);
+      for (const auto& r : nodes[i]["reduction"]) out << fmt::format(" {:>10.3f}", r["s_per_element"].get<double>() * 1e9);
+      out << "\n";
+    }
+  }
+
+  PeakFlags f_;
 };
 
 }  // namespace
 
-std::unique_ptr<Command> make_peak_command() { return std::make_unique<PendingCommand>(); }
+std::unique_ptr<Command> make_peak_command() { return std::make_unique<PeakCommand>(); }
 
 }  // namespace shardroof

@@ -1,20 +1,236 @@
-// `shardroof sweep`: placeholder until the command is implemented.
+// `shardroof sweep`: the main job. Sweeps the contracting dimension D of a
+// D-sharded matmul, times compute and communication separately and
+// together, and puts the measured crossover D* beside the roofline
+// prediction from ceilings measured in the same run.
+#include <fmt/format.h>
+
+#include <climits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
 #include "cli/command.h"
+#include "cli/values.h"
+#include "compute/compute_backend.h"
+#include "measure/comm_setup.h"
+#include "report/environment.h"
+#include "report/results_file.h"
+#include "report/sweep_report.h"
+#include "shardroof/default_config.h"
+#include "sweep/analysis.h"
+#include "sweep/plan.h"
+#include "sweep/runner.h"
+#include "util/agreement.h"
 #include "util/error.h"
 
 namespace shardroof {
 namespace {
 
-class PendingCommand final : public Command {
+// The flags as typed; their defaults come from configs/default.toml (built in).
+struct SweepFlags {
+  std::uint64_t B = 1024;
+  std::uint64_t F = 1024;
+  std::string D = "16:2048:x2";
+  std::string datatype = "float";
+  std::string collective = "all_reduce";
+  std::string impl = "ring";
+  std::string backend = "cpu";
+  std::string transport = "mpi";
+  int threads = 1;
+  int warmup = 3;
+  int iters = 15;
+  int check = 1;
+  std::uint64_t seed = 20240601;
+  std::string segment_bytes = "1M";
+  std::string json;
+  std::string csv;
+};
+
+std::string toml_value_text(const toml::node& node) {
+  if (node.is_string()) return *node.value<std::string>();
+  if (node.is_integer()) return std::to_string(*node.value<long long>());
+  if (node.is_floating_point()) return fmt::format("{}", *node.value<double>());
+  if (node.is_boolean()) return *node.value<bool>() ? "1" : "0";
+  if (const auto* arr = node.as_array()) {
+    std::string out;
+    for (const auto& item : *arr) out += (out.empty() ? "" : ",") + toml_value_text(item);
+    return out;
+  }
+  throw RuntimeError("built-in default config: unsupported value");
+}
+
+// Makes the built-in config the flags' defaults (shown by --help).
+void apply_builtin_defaults(CLI::App& app) {
+  const toml::table root = toml::parse(std::string_view(kDefaultSweepToml), std::string_view("configs/default.toml (built in)"));
+  for (const auto& [key, value] : root) {
+    CLI::Option* opt = app.get_option_no_throw("--" + std::string(key.str()));
+    if (!opt) throw RuntimeError(fmt::format("built-in default config: unknown key '{}'", key.str()));
+    opt->run_callback_for_default()->default_val(toml_value_text(value));
+  }
+}
+
+class SweepCommand final : public Command {
  public:
   std::string name() const override { return "sweep"; }
-  std::string description() const override { return "(not implemented yet)"; }
-  void add_options(CLI::App&) override {}
-  int run(RunContext&) override { throw RuntimeError("shardroof sweep is not implemented yet"); }
+  std::string description() const override {
+    return "The main job: sweep D, time compute vs communication, locate the crossover D* beside the prediction";
+  }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--B", f_.B, "Rows of X and Z (batch)")->capture_default_str();
+    app.add_option("--F", f_.F, "Columns of Y and Z")->capture_default_str();
+    app.add_option("--D", f_.D, "Contracting dimensions: a list 64,128,1000 or a range lo:hi:xK (or lo:hi:+K)")
+        ->capture_default_str();
+    app.add_option("--datatype", f_.datatype, "float | double | bfloat16")->capture_default_str();
+    app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
+    app.add_option("--impl", f_.impl, "ring (ours) | native (the library's)")->capture_default_str();
+    app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
+    app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
+        ->capture_default_str();
+    app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
+    app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
+    app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
+    app.add_option("--check", f_.check, "Check the distributed Z at every point (1) or not (0)")->capture_default_str();
+    app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
+    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
+    app.add_option("--json", f_.json, "Write the full record to FILE (rewritten after every point)");
+    app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
+    apply_builtin_defaults(app);
+  }
+
+  int run(RunContext& ctx) override {
+    const int ranks = ctx.mpi.size();
+    sweep::SweepPlan plan;
+    run_agreed(ctx.mpi.world(), [&] {
+      plan = make_plan(ranks);
+      if (ctx.mpi.is_root()) {
+        if (!f_.json.empty()) check_writable(f_.json, "--json");
+        if (!f_.csv.empty()) check_writable(f_.csv, "--csv");
+      }
+    });
+    std::unique_ptr<ComputeBackend> backend;
+    std::unique_ptr<CommSetup> setup;
+    run_agreed(ctx.mpi.world(), [&] {
+      backend = make_compute_backend(plan.backend, {plan.threads, false}, ctx.mpi.world());
+      if (!backend->supports(plan.type))
+        throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.backend);
+      setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
+    });
+
+    sweep::SweepRunner runner(plan, *backend, *setup, ctx.mpi.world());
+    SweepContext sc;
+    sc.ranks = ranks;
+    sc.backend = backend->describe();
+    sc.arithmetic = backend->arithmetic(plan.type);
+    sc.timed_gemm = runner.timed_gemm_work();
+    sc.collective = setup->describe(plan.impl);
+
+    SweepConsoleReporter console(ctx.out);
+    console.header(plan, sc);
+    nlohmann::json doc;
+    doc["command"] = "sweep";
+    doc["ranks"] = ranks;
+    doc["settings"] = sweep_settings_json(plan, sc);
+    doc["environment"] = environment_json(ctx.mpi);
+    doc["aggregation"] = kAggregationNote;
+
+    ctx.progress << "sweep: measuring the ceilings (C_peak, g, M, collective fit)\n" << std::flush;
+    const sweep::RunCeilings ceilings = runner.measure_ceilings();
+    std::vector<sweep::PointRecord> points;
+    sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
+    console.ceilings(ceilings, analysis, sc);
+    console.table_header();
+
+    const auto write_files = [&] {
+      if (!ctx.mpi.is_root()) return;
+      doc["ceilings"] = ceilings_json(ceilings, analysis);
+      doc["points"] = nlohmann::json::array();
+      for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
+      doc["crossover"] = crossover_json(analysis);
+      doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan);
+      doc["complete"] = points.size() == plan.D.size();
+      if (!f_.json.empty()) write_json_atomically(f_.json, doc);
+      if (!f_.csv.empty()) write_file_atomically(f_.csv, sweep_csv(points, analysis, ceilings, plan));
+    };
+    write_files();
+
+    for (std::size_t i = 0; i < plan.D.size(); ++i) {
+      ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
+      points.push_back(runner.measure_point(plan.D[i]));
+      analysis = sweep::analyze(plan, ranks, ceilings, points);
+      console.row(points.back(), analysis, ceilings);
+      // Each point reaches the files as soon as it is measured.
+      write_files();
+    }
+    console.summary(points, analysis, ceilings, plan);
+    if (!f_.json.empty()) ctx.out << "# JSON written to " << f_.json << "\n";
+    if (!f_.csv.empty()) ctx.out << "# CSV written to " << f_.csv << "\n";
+
+    long long wrong = 0;
+    for (const auto& p : points) wrong += p.check.wrong;
+    if (wrong > 0) {
+      if (ctx.mpi.is_root()) std::cerr << "shardroof: error: the distributed product is wrong (see check)\n";
+      return static_cast<int>(ExitCode::WrongResults);
+    }
+    return 0;
+  }
+
+ private:
+  sweep::SweepPlan make_plan(int ranks) const {
+    sweep::SweepPlan plan;
+    if (f_.B < 1 || f_.B > INT_MAX) throw_usage("--B: must be between 1 and {}, got {}", INT_MAX, f_.B);
+    if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
+    plan.B = f_.B;
+    plan.F = f_.F;
+    plan.D = parse_int_list(f_.D, "--D");
+    for (const auto d : plan.D)
+      if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
+    const auto type = coll::parse_datatype(f_.datatype);
+    if (!type || (*type != coll::DataType::Float && *type != coll::DataType::Double &&
+                  *type != coll::DataType::BFloat16))
+      throw_usage("--datatype: '{}' is not one of float, double, bfloat16", f_.datatype);
+    plan.type = *type;
+    const auto kind = coll::parse_collective(f_.collective);
+    if (!kind || *kind == coll::CollectiveKind::AllGather)
+      throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
+    plan.kind = *kind;
+    const auto impl = parse_impl(f_.impl);
+    if (!impl) throw_usage("--impl: '{}' is not one of ring, native", f_.impl);
+    plan.impl = *impl;
+    const auto backend = parse_backend(f_.backend);
+    if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", f_.backend);
+    plan.backend = *backend;
+    const auto transport = parse_transport(f_.transport);
+    if (!transport) throw_usage("--transport: '{}' is not one of mpi, nccl", f_.transport);
+    plan.transport = *transport;
+    if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
+    plan.threads = f_.threads;
+    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
+    if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
+    plan.timing = {f_.warmup, f_.iters};
+    if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
+    plan.check = f_.check == 1;
+    plan.seed = f_.seed;
+    plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
+    // Memory per rank: the two shards, the partial sum and its result, and
+    // the fit's buffers (2 x 2*B*F); refuse what cannot fit rather than die.
+    const double es = static_cast<double>(coll::size_of(plan.type));
+    const double bf = static_cast<double>(plan.B) * static_cast<double>(plan.F);
+    const double dmax = std::ceil(static_cast<double>(plan.D.back()) / ranks);
+    const double bytes = es * (static_cast<double>(plan.B + plan.F) * dmax + 6 * bf);
+    if (bytes > 64.0 * (1ull << 30))
+      throw_usage("B = {}, F = {}, D = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
+                  plan.D.back(), bytes / (1ull << 30));
+    return plan;
+  }
+
+  SweepFlags f_;
 };
 
 }  // namespace
 
-std::unique_ptr<Command> make_sweep_command() { return std::make_unique<PendingCommand>(); }
+std::unique_ptr<Command> make_sweep_command() { return std::make_unique<SweepCommand>(); }
 
 }  // namespace shardroof

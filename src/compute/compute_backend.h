@@ -10,6 +10,7 @@
 
 #include "collectives/memory.h"
 #include "collectives/types.h"
+#include "measure/comm_setup.h"
 #include "timing/timing.h"
 
 namespace shardroof {
@@ -30,6 +31,31 @@ class ComputeBackend {
   virtual bool supports(coll::DataType type) const = 0;
   virtual std::unique_ptr<Clock> make_clock() = 0;
   virtual void synchronize() = 0;
+
+  // A GEMM whose operands stay the same across timed iterations. A backend
+  // may prepare them once, outside any timed region (the CPU backend widens
+  // bfloat16 to float here, since OpenBLAS has no bfloat16 GEMM); run() is
+  // what a benchmark times. The default runs gemm() as it is.
+  class PreparedGemm {
+   public:
+    virtual ~PreparedGemm() = default;
+    virtual void run() = 0;
+    // What run() does, for the output, e.g. "float GEMM, then rounding C to bfloat16".
+    virtual std::string timed_work() const = 0;
+  };
+  virtual std::unique_ptr<PreparedGemm> prepare_gemm(std::size_t m, std::size_t n, std::size_t k,
+                                                     const void* A, const void* B, void* C,
+                                                     coll::DataType type);
 };
+
+struct ComputeOptions {
+  int threads = 1;          // BLAS threads per rank (cpu)
+  bool allow_tf32 = false;  // float GEMMs on TF32 tensor cores (cuda)
+};
+
+// The backend for `backend` (see measure/comm_setup.h). Collective over
+// `comm` (a GPU backend selects this rank's device); throws UsageError when
+// this build lacks the backend.
+std::unique_ptr<ComputeBackend> make_compute_backend(Backend backend, const ComputeOptions& options, MPI_Comm comm);
 
 }  // namespace shardroof

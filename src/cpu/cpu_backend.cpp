@@ -1,0 +1,140 @@
+#include "cpu/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "collectives/half.h"
+#include "util/error.h"
+
+namespace shardroof {
+namespace {
+
+void widen_bf16(const void* src, float* dst, std::size_t count) {
+  const auto* s = static_cast<const std::uint16_t*>(src);
+  for (std::size_t i = 0; i < count; ++i) dst[i] = coll::bf16_to_float(s[i]);
+}
+
+void round_to_bf16(const float* src, void* dst, std::size_t count) {
+  auto* d = static_cast<std::uint16_t*>(dst);
+  for (std::size_t i = 0; i < count; ++i) d[i] = coll::float_to_bf16(src[i]);
+}
+
+int blas_int(std::size_t v) { return static_cast<int>(v); }
+
+// C = A*B in float, row-major, with leading dimensions of the dense shapes.
+void sgemm(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B, float* C) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(C, 0, m * n * sizeof(float));
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(m), blas_int(n), blas_int(k), 1.0f,
+              A, blas_int(k), B, blas_int(n), 0.0f, C, blas_int(n));
+}
+
+void dgemm(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B, double* C) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(C, 0, m * n * sizeof(double));
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blas_int(m), blas_int(n), blas_int(k), 1.0,
+              A, blas_int(k), B, blas_int(n), 0.0, C, blas_int(n));
+}
+
+// bfloat16 with the operands widened once, at preparation: run() times the
+// float GEMM and the rounding of C to bfloat16, which is the work a bfloat16
+// GEMM with float accumulation does.
+class PreparedBf16Gemm final : public ComputeBackend::PreparedGemm {
+ public:
+  PreparedBf16Gemm(std::size_t m, std::size_t n, std::size_t k, const void* A, const void* B, void* C)
+      : m_(m), n_(n), k_(k), a_(m * k), b_(k * n), c_(m * n), C_(C) {
+    widen_bf16(A, a_.data(), a_.size());
+    widen_bf16(B, b_.data(), b_.size());
+  }
+  void run() override {
+    sgemm(m_, n_, k_, a_.data(), b_.data(), c_.data());
+    round_to_bf16(c_.data(), C_, c_.size());
+  }
+  std::string timed_work() const override {
+    return "float GEMM on bfloat16 values widened before timing, then rounding C to bfloat16";
+  }
+
+ private:
+  std::size_t m_, n_, k_;
+  std::vector<float> a_, b_, c_;
+  void* C_;
+};
+
+class CpuBackend final : public ComputeBackend {
+ public:
+  explicit CpuBackend(int threads) : threads_(threads) {
+    if (threads < 1) throw_usage("--threads: must be at least 1, got {}", threads);
+    openblas_set_num_threads(threads);
+  }
+
+  std::string describe() const override {
+    return fmt::format("cpu (OpenBLAS, {} thread{})", threads_, threads_ == 1 ? "" : "s");
+  }
+  coll::MemoryOps& memory() override { return memory_; }
+
+  void gemm(std::size_t m, std::size_t n, std::size_t k, const void* A, const void* B, void* C,
+            coll::DataType type) override {
+    switch (type) {
+      case coll::DataType::Float:
+        sgemm(m, n, k, static_cast<const float*>(A), static_cast<const float*>(B), static_cast<float*>(C));
+        return;
+      case coll::DataType::Double:
+        dgemm(m, n, k, static_cast<const double*>(A), static_cast<const double*>(B), static_cast<double*>(C));
+        return;
+      case coll::DataType::BFloat16: {
+        // Unprepared: the widening is part of the call.
+        std::vector<float> a(m * k), b(k * n), c(m * n);
+        widen_bf16(A, a.data(), a.size());
+        widen_bf16(B, b.data(), b.size());
+        sgemm(m, n, k, a.data(), b.data(), c.data());
+        round_to_bf16(c.data(), C, c.size());
+        return;
+      }
+      default:
+        throw RuntimeError(fmt::format("cpu backend: no GEMM for {}", coll::to_string(type)));
+    }
+  }
+
+  std::unique_ptr<PreparedGemm> prepare_gemm(std::size_t m, std::size_t n, std::size_t k, const void* A,
+                                             const void* B, void* C, coll::DataType type) override {
+    if (type == coll::DataType::BFloat16) return std::make_unique<PreparedBf16Gemm>(m, n, k, A, B, C);
+    return ComputeBackend::prepare_gemm(m, n, k, A, B, C, type);
+  }
+
+  std::string arithmetic(coll::DataType type) const override {
+    switch (type) {
+      case coll::DataType::Float: return "float (OpenBLAS sgemm)";
+      case coll::DataType::Double: return "double (OpenBLAS dgemm)";
+      case coll::DataType::BFloat16:
+        return "bfloat16 stored and communicated, multiplied in float (OpenBLAS sgemm; no bfloat16 GEMM)";
+      default: return "unsupported";
+    }
+  }
+  bool supports(coll::DataType type) const override {
+    return type == coll::DataType::Float || type == coll::DataType::Double ||
+           type == coll::DataType::BFloat16;
+  }
+  std::unique_ptr<Clock> make_clock() override { return std::make_unique<HostClock>(); }
+  void synchronize() override {}
+
+ private:
+  int threads_;
+  coll::HostMemoryOps memory_;
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeBackend> make_cpu_backend(int threads) { return std::make_unique<CpuBackend>(threads); }
+
+}  // namespace shardroof

@@ -1,0 +1,53 @@
+// Reporters for `shardroof sweep`: the console table and five-second
+// summary, the JSON record and the CSV (one row per point). They consume the
+// runner's records and the analysis; they never measure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sweep/analysis.h"
+#include "sweep/plan.h"
+#include "sweep/runner.h"
+
+namespace shardroof {
+
+// Descriptive text a report carries beside the plan.
+struct SweepContext {
+  int ranks = 1;
+  std::string backend;     // e.g. "cpu (OpenBLAS, 1 thread)"
+  std::string arithmetic;  // what the GEMM computes in
+  std::string timed_gemm;  // what the timed GEMM region holds
+  std::string collective;  // e.g. "all_reduce ring/mpi"
+};
+
+nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepContext& ctx);
+nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a);
+nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysis& a,
+                          const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+nlohmann::json crossover_json(const sweep::SweepAnalysis& a);
+
+std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
+                      const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+
+class SweepConsoleReporter {
+ public:
+  explicit SweepConsoleReporter(std::ostream& out) : out_(out) {}
+  void header(const sweep::SweepPlan& plan, const SweepContext& ctx);
+  void ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a, const SweepContext& ctx);
+  void table_header();
+  void row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c);
+  void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
+               const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+
+ private:
+  std::ostream& out_;
+};
+
+// The five-second summary line(s), also stored in the JSON.
+std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
+                               const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+
+}  // namespace shardroof

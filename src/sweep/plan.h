@@ -1,0 +1,47 @@
+// What a sweep measures, validated: the shape, the D list, the datatype, the
+// collective and where it runs. Built from flags by the sweep command; the
+// runner and the reports read it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "collectives/collective.h"
+#include "collectives/ring_options.h"
+#include "collectives/types.h"
+#include "measure/comm_setup.h"
+#include "model/roofline.h"
+#include "timing/timing.h"
+
+namespace shardroof::sweep {
+
+struct SweepPlan {
+  std::size_t B = 1024;
+  std::size_t F = 1024;
+  std::vector<std::uint64_t> D;  // ascending
+  coll::DataType type = coll::DataType::Float;
+  coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
+  Impl impl = Impl::Ring;
+  Backend backend = Backend::Cpu;
+  TransportKind transport = TransportKind::Mpi;
+  int threads = 1;
+  TimingPlan timing;
+  bool check = true;
+  std::uint64_t seed = 20240601;
+  coll::RingOptions ring;
+};
+
+// The contiguous slice [offset, offset + size) of D that a rank holds
+// (balanced: the first D % N ranks hold one more; size 0 when D < N).
+struct Shard {
+  std::size_t offset = 0;
+  std::size_t size = 0;
+};
+Shard shard_of(std::size_t D, int ranks, int rank);
+
+// The model's view of a plan on `ranks` ranks.
+model::Shape model_shape(const SweepPlan& plan, int ranks);
+model::Collective model_collective(coll::CollectiveKind kind);
+
+}  // namespace shardroof::sweep

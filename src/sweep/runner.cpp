@@ -1,0 +1,111 @@
+#include "sweep/runner.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "collectives/blocks.h"
+#include "sweep/operands.h"
+#include "util/mpi_session.h"
+
+namespace shardroof::sweep {
+
+SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm)
+    : plan_(plan), backend_(backend), setup_(setup), comm_(comm) {
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &ranks_);
+}
+
+std::string SweepRunner::timed_gemm_work() const {
+  // A zero-size preparation only asks the backend what it would time.
+  return backend_.prepare_gemm(0, 0, 0, nullptr, nullptr, nullptr, plan_.type)->timed_work();
+}
+
+PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* z_out) {
+  auto& mem = backend_.memory();
+  const std::size_t es = coll::size_of(plan_.type);
+  const std::size_t B = plan_.B, F = plan_.F, BF = B * F;
+  const Shard shard = shard_of(D, ranks_, rank_);
+
+  // Output of the collective: all of Z (AllReduce) or this rank's block (ReduceScatter).
+  const coll::BlockPartition zpart(BF, ranks_);
+  const bool scatter = plan_.kind == coll::CollectiveKind::ReduceScatter;
+  const std::size_t out_first = scatter ? zpart.offset(rank_) : 0;
+  const std::size_t out_count = scatter ? zpart.size(rank_) : BF;
+
+  // Everything is made before anything is timed.
+  auto x = mem.allocate(B * shard.size * es + 1);
+  auto y = mem.allocate(shard.size * F * es + 1);
+  auto partial = mem.allocate(BF * es + 1);
+  auto z = mem.allocate(out_count * es + 1);
+  {
+    std::vector<std::byte> host(std::max(B, F) * shard.size * es + 1);
+    fill_x_shard(host.data(), plan_.type, plan_.seed, B, shard);
+    mem.copy(x->data(), host.data(), B * shard.size * es);
+    fill_y_shard(host.data(), plan_.type, plan_.seed, F, shard);
+    mem.copy(y->data(), host.data(), shard.size * F * es);
+    mem.synchronize();
+  }
+  auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
+  auto collective = setup_.make(plan_.kind, plan_.impl, plan_.ring);
+  auto clock = backend_.make_clock();
+  const auto reduce = [&] {
+    collective->run(partial->data(), z->data(), BF, plan_.type, coll::ReduceOp::Sum);
+  };
+
+  PointRecord rec;
+  rec.D = D;
+  rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
+  rec.t_math = measure(comm_, plan_.timing, *clock, [&](int) { gemm->run(); });
+  rec.t_comm = measure(comm_, plan_.timing, *clock, [&](int) { reduce(); });
+  rec.t_step = measure(comm_, plan_.timing, *clock, [&](int) {
+    gemm->run();
+    reduce();
+  });
+  const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
+  rec.flops_per_s = rec.t_math.median > 0 ? flops / rec.t_math.median : 0;
+
+  // The last timed step left the distributed product in z.
+  std::vector<std::byte> host;
+  if (plan_.check || z_out) {
+    host.resize(out_count * es + 1);
+    mem.copy(host.data(), z->data(), out_count * es);
+    mem.synchronize();
+  }
+  if (plan_.check) {
+    const LocalCheck local =
+        check_product_block(host.data(), plan_.type, plan_.seed, B, D, F, out_first, out_count, ranks_);
+    rec.check.checked = true;
+    rec.check.method = local.method == "none" ? std::string() : local.method;
+    rec.check.wrong = sum_over_ranks(comm_, local.wrong);
+    rec.check.tested = sum_over_ranks(comm_, local.tested);
+    rec.check.worst_ratio = max_over_ranks(comm_, local.worst_ratio);
+    // Ranks holding no output said "none"; take the method another rank used.
+    rec.check.method = broadcast_string(comm_, local.method);
+  }
+  if (z_out) {
+    host.resize(out_count * es);
+    *z_out = std::move(host);
+  }
+  return rec;
+}
+
+RunCeilings SweepRunner::measure_ceilings() {
+  RunCeilings out;
+  const std::size_t es = coll::size_of(plan_.type);
+  // Fewer iterations than a point: these are long and stable.
+  const TimingPlan quick{std::min(plan_.timing.warmup, 2), std::clamp(plan_.timing.iters, 1, 10)};
+  // C_peak: a large local GEMM, square-ish in B and F with a deep inner dimension.
+  out.peak_gemm = measure_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
+                                    std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick);
+  const std::size_t bf = plan_.B * plan_.F;
+  out.reduce = measure_reduce_rate(backend_.memory(), comm_, plan_.type, bf, plan_.timing);
+  // M: arrays well beyond the caches (32 MiB of doubles each).
+  out.memory = measure_memory_bandwidth(comm_, std::size_t{1} << 22, quick);
+  out.collective = time_collective_sizes(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type,
+                                         fit_sizes(bf * es, es), plan_.timing);
+  out.link = link_from_line(out.collective.line, model_collective(plan_.kind), ranks_, static_cast<double>(es),
+                            out.reduce.s_per_elem);
+  return out;
+}
+
+}  // namespace shardroof::sweep

@@ -1,0 +1,70 @@
+// Measures one point of the sweep (one D) and the ceilings of the run, and
+// returns plain records; it never prints. All data is made before timing.
+//   T_math  the rank's partial GEMM Z_i = X[:, D_i] @ Y[D_i, :]
+//   T_comm  the collective of the B x F partial sum
+//   T_step  the GEMM then the collective, timed as one step
+// After timing, the distributed Z left by the last step is checked.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compute/compute_backend.h"
+#include "measure/comm_setup.h"
+#include "sweep/ceilings.h"
+#include "sweep/check.h"
+#include "sweep/plan.h"
+#include "timing/timing.h"
+
+namespace shardroof::sweep {
+
+struct PointCheck {
+  bool checked = false;
+  std::string method;      // "full", "freivalds" (or "none" on a rank holding nothing)
+  long long wrong = 0;     // over all ranks
+  long long tested = 0;    // over all ranks
+  double worst_ratio = 0;  // max over ranks of |error| / tolerance
+  bool passed() const { return !checked || wrong == 0; }
+};
+
+struct PointRecord {
+  std::uint64_t D = 0;
+  std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
+  TimeStats t_math, t_comm, t_step;
+  double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
+  PointCheck check;
+};
+
+struct RunCeilings {
+  GemmRate peak_gemm;              // C_peak
+  ReduceRate reduce;               // g
+  MemoryBandwidth memory;          // M (triad)
+  CollectiveTimings collective;    // the alpha/W fit's data
+  LinkFit link;                    // alpha, W
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm);
+
+  // `z_out`, if given, receives this rank's part of the distributed Z
+  // (all of it for AllReduce, its block for ReduceScatter), host bytes.
+  PointRecord measure_point(std::uint64_t D, std::vector<std::byte>* z_out = nullptr);
+  // C_peak, g, M and the collective fit around B*F*s.
+  RunCeilings measure_ceilings();
+  // What the timed GEMM region contains, for the output.
+  std::string timed_gemm_work() const;
+
+ private:
+  const SweepPlan& plan_;
+  ComputeBackend& backend_;
+  CommSetup& setup_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int ranks_ = 1;
+};
+
+}  // namespace shardroof::sweep
