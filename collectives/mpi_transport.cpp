@@ -40,6 +40,14 @@ class MpiRequest final : public Request {
                                     MPI_STATUSES_IGNORE));
     pending_.clear();
   }
+  bool test() override {
+    if (pending_.empty()) return true;
+    int done = 0;
+    SHARDROOF_MPI_CHECK(MPI_Testall(static_cast<int>(pending_.size()), pending_.data(), &done,
+                                    MPI_STATUSES_IGNORE));
+    if (done) pending_.clear();
+    return done != 0;
+  }
   std::vector<MPI_Request> pending_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "collectives/blocks.h"
 #include "collectives/ring_detail.h"
+#include "collectives/wait.h"
 
 namespace shardroof::coll {
 
@@ -70,8 +71,8 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
     mem.copy(out_base + part.offset(rank) * es, send, mine * es);  // no-op in place
     post_gather_recvs(out_base);
     for (std::size_t j = 0; j < nseg(rank); ++j) send_gather_segment(out_base, j);
-    wait_all(s.ag_recvs);
-    wait_all(s.ag_sends);
+    wait_all_politely(s.ag_recvs);
+    wait_all_politely(s.ag_sends);
     mem.synchronize();
     return;
   }
@@ -106,7 +107,7 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   if (my_segs > 0) post_reduce_recvs(0);
   for (std::size_t j = 0; j < my_segs; ++j) {
     if (j + 1 < my_segs) post_reduce_recvs(j + 1);
-    wait_all(s.rs_recvs[j % 2]);
+    wait_all_politely(s.rs_recvs[j % 2]);
     const std::size_t len = seg_len(rank, j);
     std::byte* o = out + j * seg * es;
     const std::byte* first = own + j * seg * es;
@@ -120,12 +121,12 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
       send_gather_segment(out_base, j);
     }
   }
-  wait_all(s.rs_sends);
+  wait_all_politely(s.rs_sends);
   if (all_reduce) {
     // In place, the other blocks are our sends' buffers until those complete.
     if (in_place) post_gather_recvs(out_base);
-    wait_all(s.ag_recvs);
-    wait_all(s.ag_sends);
+    wait_all_politely(s.ag_recvs);
+    wait_all_politely(s.ag_sends);
   }
   if (op == ReduceOp::Avg) mem.divide(recv, all_reduce ? count : mine, type, n);
   mem.synchronize();

@@ -23,6 +23,12 @@ class Request {
  public:
   virtual ~Request() = default;
   virtual void wait() = 0;
+  // Whether the request has completed (wait() then returns at once), without
+  // blocking; it may make progress. The default blocks until it has.
+  virtual bool test() {
+    wait();
+    return true;
+  }
 };
 using RequestPtr = std::unique_ptr<Request>;
 
