@@ -117,20 +117,18 @@ class PredictCommand final : public Command {
       return 0;
     }
     PredictPlan plan;
-    run_agreed(ctx.mpi.world(), [&] {
-      plan = make_plan();
-      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
-    });
+    run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
+    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
     const double d_star = model::d_star(plan.shape, plan.ceilings);
     const auto D_values = plan.D_values.empty() ? model::default_D_values(plan.shape, d_star) : plan.D_values;
     const model::Prediction prediction = model::predict(plan.shape, plan.ceilings, D_values);
 
     print_report(ctx.out, plan, prediction);
-    if (!f_.json.empty()) {
+    if (!json_path.empty()) {
       nlohmann::json doc = to_json(plan, prediction);
       doc["environment"] = environment_json(ctx.mpi);  // collective: every rank calls it
-      if (ctx.mpi.is_root()) write_json_atomically(f_.json, doc);
-      ctx.out << "# JSON written to " << f_.json << "\n";
+      if (ctx.mpi.is_root()) write_json_atomically(json_path, doc);
+      ctx.out << "# JSON written to " << json_path << "\n";
     }
     return 0;
   }

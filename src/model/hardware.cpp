@@ -200,15 +200,16 @@ HardwarePreset load_hardware_preset(const std::string& name_or_path) {
                   join_keys(builtin_preset_names()));
     return parse_hardware_preset(read_file(name_or_path), name_or_path);
   }
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("SHARDROOF_HARDWARE_DIR"); env && *env) dirs.emplace_back(env);
-#ifdef SHARDROOF_SOURCE_HARDWARE_DIR
-  dirs.emplace_back(SHARDROOF_SOURCE_HARDWARE_DIR);
-#endif
-  for (const auto& dir : dirs) {
-    const fs::path file = dir / (name_or_path + ".toml");
+  if (const char* env = std::getenv("SHARDROOF_HARDWARE_DIR"); env && *env) {
+    const fs::path file = fs::path(env) / (name_or_path + ".toml");
     if (fs::is_regular_file(file, ec)) return parse_hardware_preset(read_file(file), file.string());
   }
+#ifdef SHARDROOF_SOURCE_HARDWARE_DIR
+  // The source tree's copy (named as in the repository), when it still exists.
+  const fs::path source_file = fs::path(SHARDROOF_SOURCE_HARDWARE_DIR) / (name_or_path + ".toml");
+  if (fs::is_regular_file(source_file, ec))
+    return parse_hardware_preset(read_file(source_file), "configs/hardware/" + name_or_path + ".toml");
+#endif
   const std::string_view text = builtin_preset_text(name_or_path);
   if (text.empty())
     throw_usage("--hw: unknown preset '{}' (built-in presets: {}; or give a TOML file)", name_or_path,
