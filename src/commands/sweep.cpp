@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/values.h"
 #include "compute/compute_backend.h"
+#include "link/link_summary.h"
 #include "measure/comm_setup.h"
 #include "report/environment.h"
 #include "report/results_file.h"
@@ -46,6 +48,7 @@ struct SweepFlags {
   std::string segment_bytes = "1M";
   std::string json;
   std::string csv;
+  std::string link_from;
 };
 
 std::string toml_value_text(const toml::node& node) {
@@ -96,6 +99,8 @@ class SweepCommand final : public Command {
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record to FILE (rewritten after every point)");
+    app.add_option("--link-from", f_.link_from,
+                   "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
     app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
     apply_builtin_defaults(app);
   }
@@ -103,8 +108,10 @@ class SweepCommand final : public Command {
   int run(RunContext& ctx) override {
     const int ranks = ctx.mpi.size();
     sweep::SweepPlan plan;
+    std::optional<link::ModelLink> link_from;
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks);
+      if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
       if (ctx.mpi.is_root()) {
         if (!f_.json.empty()) check_writable(f_.json, "--json");
         if (!f_.csv.empty()) check_writable(f_.csv, "--csv");
@@ -137,7 +144,18 @@ class SweepCommand final : public Command {
     doc["aggregation"] = kAggregationNote;
 
     ctx.progress << "sweep: measuring the ceilings (C_peak, g, M, collective fit)\n" << std::flush;
-    const sweep::RunCeilings ceilings = runner.measure_ceilings();
+    sweep::RunCeilings ceilings = runner.measure_ceilings();
+    ceilings.collective_link = ceilings.link;
+    if (link_from) {
+      // The link file's ping-pong W is the pure link; the local reduction g
+      // stays a separate term of the model.
+      ceilings.link.W_bytes_per_s = link_from->W_bytes_per_s;
+      ceilings.link.W_effective_bytes_per_s = link_from->W_bytes_per_s;
+      ceilings.link.alpha_s = link_from->alpha_s;
+      ceilings.link.reduction_separated = true;
+      ceilings.link_source = fmt::format("{} (medians over {} {} pairs)", f_.link_from, link_from->pairs,
+                                         link_from->source == "cross_node" ? "cross-node" : "same-node");
+    }
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
     console.ceilings(ceilings, analysis, sc);

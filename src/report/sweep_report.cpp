@@ -67,6 +67,7 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
       {"C_flops_per_s", c.peak_gemm.flops_per_s},
       {"W_bytes_per_s", c.link.W_bytes_per_s},
       {"alpha_s", c.link.alpha_s},
+      {"link_source", c.link_source.empty() ? std::string("collective fit") : c.link_source},
       {"g_s_per_element", a.link.reduce_s_per_elem},
       {"M_bytes_per_s", c.memory.triad_bytes_per_s},
       {"C_peak_gemm",
@@ -171,13 +172,17 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
                       c.peak_gemm.m, c.peak_gemm.n, c.peak_gemm.k);
   std::string sizes;
   for (const auto b : c.collective.bytes) sizes += (sizes.empty() ? "" : ", ") + format_bytes(b);
+  const sweep::LinkFit& fitted = c.link_source.empty() ? c.link : c.collective_link;
   out_ << fmt::format("#   W = {:.3f} GB/s one-way, alpha = {:.2f} us   (least squares over S = {}; r2 = {:.4f}{})\n",
-                      c.link.W_bytes_per_s / 1e9, c.link.alpha_s * 1e6, sizes, c.collective.line.r2,
+                      fitted.W_bytes_per_s / 1e9, fitted.alpha_s * 1e6, sizes, c.collective.line.r2,
                       c.collective.line.through_origin ? ", intercept forced to 0" : "");
   out_ << fmt::format("#   g = {:.3f} ns per element reduced{}; M = {:.2f} GB/s per rank (triad)\n",
                       c.reduce.s_per_elem * 1e9,
                       c.link.reduction_separated ? "" : " (larger than the fitted slope: folded into W)",
                       c.memory.triad_bytes_per_s / 1e9);
+  if (!c.link_source.empty())
+    out_ << fmt::format("#   model W = {:.3f} GB/s, alpha = {:.2f} us from --link-from {} (instead of the fit above)\n",
+                        c.link.W_bytes_per_s / 1e9, c.link.alpha_s * 1e6, c.link_source);
   out_ << fmt::format("#   model T_comm = {:.3f} ms; critical intensity C_peak/W = {:.1f} FLOP/byte\n",
                       a.t_comm_model_s * 1e3, a.peak.link_bytes_per_s > 0 ? model::critical_intensity(a.peak) : 0.0);
 }

@@ -44,6 +44,11 @@ struct RunCeilings {
   MemoryBandwidth memory;          // M (triad)
   CollectiveTimings collective;    // the alpha/W fit's data
   LinkFit link;                    // alpha, W
+  // Where the model's alpha and W come from: empty for the collective fit
+  // above, else a description of the link file (`sweep --link-from`); the
+  // collective fit itself is then kept in `collective_link`.
+  std::string link_source;
+  LinkFit collective_link;
 };
 
 class SweepRunner {
