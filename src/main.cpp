@@ -84,7 +84,8 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
 
   CLI::App app{"shardroof: where a D-sharded matmul stops being communication-bound.\n"
                "Measures compute vs communication over ranks and locates the inter-chip "
-               "roofline crossover D*."};
+               "roofline crossover D*.",
+               "shardroof"};  // named, so usage lines read "shardroof [OPTIONS]"
   app.require_subcommand(0, 1);
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bool show_version = false;

@@ -1,0 +1,146 @@
+// Checks a `shardroof coll --json` record against the documented layout and
+// the nccl-tests formulas (README "shardroof coll", DESIGN §3):
+//   bytes = count * element size, algbw = bytes / time (GB/s, 1e9 bytes,
+//   from the median time), busbw = algbw * 2(N-1)/N (AllReduce) or
+//   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0.
+// Usage: check_coll_json FILE RANKS COLLECTIVE IMPLS
+//   IMPLS: comma-separated impls expected in the results (e.g. ring,native),
+//          or '*' for any non-empty set.
+// Exit status 0 when every check passes; each failure is printed.
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+namespace {
+
+int failures = 0;
+
+void fail(const std::string& where, const std::string& what) {
+  ++failures;
+  std::cerr << "check_coll_json: " << where << ": " << what << "\n";
+}
+
+// Relative closeness; the JSON holds doubles printed with full precision, so
+// only rounding of the last digits separates recomputed values.
+bool close(double got, double want) {
+  return std::fabs(got - want) <= 1e-9 * std::max(std::fabs(want), 1e-300) || got == want;
+}
+
+std::size_t element_size(const std::string& type) {
+  if (type == "float" || type == "int32") return 4;
+  if (type == "double") return 8;
+  if (type == "bfloat16" || type == "half") return 2;
+  return 0;
+}
+
+bool has_all(const nlohmann::json& obj, std::initializer_list<const char*> keys, const std::string& where) {
+  bool ok = obj.is_object();
+  if (!ok) fail(where, "is not an object");
+  for (const char* k : keys) {
+    if (ok && !obj.contains(k)) {
+      fail(where, std::string("missing key '") + k + "'");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::cerr << "usage: check_coll_json FILE RANKS COLLECTIVE IMPLS\n";
+    return 2;
+  }
+  const std::string path = argv[1];
+  const int ranks = std::stoi(argv[2]);
+  const std::string collective = argv[3];
+  std::set<std::string> want_impls;
+  {
+    std::stringstream ss(argv[4]);
+    for (std::string item; std::getline(ss, item, ',');) want_impls.insert(item);
+  }
+
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "check_coll_json: cannot read " << path << "\n";
+    return 1;
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::cerr << "check_coll_json: " << path << " is not JSON: " << e.what() << "\n";
+    return 1;
+  }
+
+  if (!has_all(doc, {"command", "ranks", "settings", "environment", "aggregation", "results"}, "top level")) return 1;
+  if (doc["command"] != "coll") fail("command", "is not \"coll\"");
+  if (doc["ranks"] != ranks) fail("ranks", "is " + doc["ranks"].dump() + ", want " + std::to_string(ranks));
+  if (!doc["aggregation"].is_string() || doc["aggregation"].get<std::string>().find("max over ranks") == std::string::npos)
+    fail("aggregation", "does not say the per-iteration time is the max over ranks");
+  if (has_all(doc["settings"], {"collective", "datatype", "op", "impl", "iters", "warmup_iters", "check", "sizes"}, "settings")) {
+    if (doc["settings"]["collective"] != collective) fail("settings.collective", doc["settings"]["collective"].dump());
+  }
+  if (has_all(doc["environment"], {"hosts", "mpi_library", "blas", "compiler", "build_type", "date"}, "environment")) {
+    const auto& hosts = doc["environment"]["hosts"];
+    if (!hosts.is_array() || hosts.size() != static_cast<std::size_t>(ranks))
+      fail("environment.hosts", "should list one host per rank");
+  }
+
+  const double factor = collective == "all_reduce" ? 2.0 * (ranks - 1) / ranks : static_cast<double>(ranks - 1) / ranks;
+  const auto& results = doc["results"];
+  if (!results.is_array() || results.empty()) {
+    fail("results", "empty");
+    return 1;
+  }
+  // Every (size, impl) must come out of place and in place.
+  std::map<std::tuple<std::uint64_t, std::string>, std::set<bool>> seen;
+  std::set<std::string> impls;
+  std::size_t i = 0;
+  for (const auto& r : results) {
+    const std::string where = "results[" + std::to_string(i++) + "]";
+    if (!has_all(r, {"collective", "impl", "algorithm", "datatype", "op", "in_place", "bytes", "count", "time_us",
+                     "algbw_GBps", "busbw_GBps", "wrong"},
+                 where))
+      continue;
+    if (r["collective"] != collective) fail(where, "collective " + r["collective"].dump());
+    const auto bytes = r["bytes"].get<std::uint64_t>();
+    const auto count = r["count"].get<std::uint64_t>();
+    const std::size_t es = element_size(r["datatype"].get<std::string>());
+    if (es == 0) fail(where, "unknown datatype " + r["datatype"].dump());
+    if (bytes != count * es) fail(where, "bytes " + std::to_string(bytes) + " != count * element size");
+    if (!has_all(r["time_us"], {"median", "min", "max"}, where + ".time_us")) continue;
+    const double med = r["time_us"]["median"], lo = r["time_us"]["min"], hi = r["time_us"]["max"];
+    if (!(med > 0) || !(lo <= med) || !(med <= hi)) fail(where, "time_us needs 0 < min <= median <= max");
+    // algbw = S / t with t in seconds, in GB/s of 1e9 bytes = bytes / time_us * 1e-3.
+    const double algbw = static_cast<double>(bytes) / med * 1e-3;
+    const double got_alg = r["algbw_GBps"], got_bus = r["busbw_GBps"];
+    if (!close(got_alg, algbw)) fail(where, "algbw_GBps " + std::to_string(got_alg) + " != bytes/time = " + std::to_string(algbw));
+    if (!close(got_bus, got_alg * factor))
+      fail(where, "busbw_GBps " + std::to_string(got_bus) + " != algbw * " + std::to_string(factor));
+    if (r["wrong"] != 0) fail(where, "wrong = " + r["wrong"].dump());
+    if (!r["in_place"].is_boolean()) fail(where, "in_place is not a boolean");
+    else seen[{bytes, r["impl"].get<std::string>()}].insert(r["in_place"].get<bool>());
+    impls.insert(r["impl"].get<std::string>());
+  }
+  for (const auto& [key, modes] : seen)
+    if (modes.size() != 2)
+      fail("results", "size " + std::to_string(std::get<0>(key)) + " impl " + std::get<1>(key) +
+                          " lacks an out-of-place or in-place record");
+  const bool any_impls = want_impls == std::set<std::string>{"*"};
+  if (any_impls ? impls.empty() : impls != want_impls) fail("results", "impls differ from the ones asked for");
+  const auto sizes = doc["settings"]["sizes"];
+  if (sizes.is_array() && seen.size() != sizes.size() * impls.size())
+    fail("results", "not one record pair per size and impl");
+
+  if (failures == 0) std::cout << "check_coll_json: " << path << ": " << results.size() << " records OK\n";
+  return failures == 0 ? 0 : 1;
+}
