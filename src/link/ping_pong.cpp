@@ -5,7 +5,10 @@
 #include <cstring>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "collectives/mpi_transport.h"
+#include "util/watchdog.h"
 
 namespace shardroof::link {
 namespace {
@@ -101,6 +104,9 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
   const std::size_t nsizes = plan.sizes.size();
   std::vector<PairMeasurement> all;
   for (const RankPair& pair : plan.pairs) {
+    // Each pair is a watched step on every rank: ranks outside the pair
+    // show progress pair by pair while they wait, and a stuck pair is named.
+    WatchdogScope watched(fmt::format("pair {}-{}", pair.src, pair.dst));
     // Record layout for the broadcast from src: 3 doubles per size + wrong.
     std::vector<double> packed(3 * nsizes + 1, 0.0);
     if (rank == pair.src || rank == pair.dst) {
