@@ -169,13 +169,38 @@ fi
 # ---- 5. peak ---------------------------------------------------------------
 step peak 60 "${one_rank[@]}" "$exe" peak --backend cuda --datatypes bfloat16 --size 8192 --json "$OUT/peak.json"
 
-# ---- 6. sweep with the hybrid model ----------------------------------------
+# ---- 6. sweep, and the hybrid model --------------------------------------
+# The sweep on one rank measures the GPU's compute over D (no partial sums
+# move on one rank). The hybrid model is the DESIGN.md crossover with C =
+# the cuBLAS bfloat16 rate measured by `peak` and W, a from the H200
+# preset's NVLink, for 8 GPUs.
 sweep_model=()
 if "$exe" sweep --help 2>/dev/null | grep -q -- '--model-hw'; then
   sweep_model=(--model-hw h200 --model-link nvlink)
 fi
-step sweep 90 "${one_rank[@]}" "$exe" sweep --backend cuda --transport nccl --datatype bfloat16 --B 8192 --F 8192 \
-  --D 1024:65536:x2 "${sweep_model[@]}" --json "$OUT/sweep.json"
+step sweep 100 "${one_rank[@]}" "$exe" sweep --backend cuda --transport nccl --datatype bfloat16 --B 8192 --F 8192 \
+  --D 512:16384:x2 "${sweep_model[@]}" --json "$OUT/sweep.json"
+measured_c=$(python3 - "$OUT/peak.json" <<'PY' 2>/dev/null || true
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        if o.get("datatype") == "bfloat16" and "flops_per_s" in o and o.get("m") == o.get("k"):
+            yield o["flops_per_s"]
+        for v in o.values():
+            yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
+rates = list(walk(json.load(open(sys.argv[1]))))
+print(f"{max(rates):.6g}" if rates else "")
+PY
+)
+if [ -n "$measured_c" ]; then
+  step hybrid-model 20 "${one_rank[@]}" "$exe" predict --hw h200 --link nvlink --flops "$measured_c" --ranks 8 \
+    --datatype bfloat16 --B 8192 --F 8192 --json "$OUT/hybrid.json"
+else
+  summary+=("hybrid-model|SKIPPED (no bfloat16 rate from peak)")
+fi
 
 # ---- the table -------------------------------------------------------------
 python3 - "$OUT" <<'PY' >"$OUT/summary.txt" 2>&1 || true
@@ -212,11 +237,24 @@ for name in ("coll-nccl.json", "coll-mpi.json"):
         rows.append((f"{name[:-5]} {alg}{' in-place' if inplace else ''}",
                      f"{r.get('bytes', 0) / 2**20:.0f} MiB: busbw {r.get('busbw_GBps', 0):.1f} GB/s, "
                      f"wrong {r.get('wrong')}"))
+def gemms(o):
+    if isinstance(o, dict):
+        if "flops_per_s" in o and "datatype" in o and o.get("m") == o.get("k"):
+            yield o
+        for v in o.values():
+            yield from gemms(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from gemms(v)
 peak = load("peak.json")
 if peak:
-    flops = [(p, v) for p, v in find(peak, lambda k: "flop" in k) if v > 1e9]
-    for p, v in flops[:4]:
-        rows.append((f"peak {p}", f"{v / 1e12:.1f} TFLOP/s (PyTorch on an H200: ~790 bf16)"))
+    for g in gemms(peak):
+        rows.append((f"peak cuBLAS {g['datatype']} {g['m']}^3",
+                     f"{g['flops_per_s'] / 1e12:.1f} TFLOP/s ({g.get('arithmetic', '')}; PyTorch reached ~790 bf16 on an H200)"))
+hybrid = load("hybrid.json")
+if hybrid:
+    for p, v in list(find(hybrid, lambda k: k.startswith("d_star") or k in ("d", "dstar")))[:3]:
+        rows.append((f"hybrid model (8 x H200, NVLink) {p}", f"{v:.4g}"))
 sweep = load("sweep.json")
 if sweep:
     for p, v in list(find(sweep.get("crossover", {}), lambda k: True))[:6]:

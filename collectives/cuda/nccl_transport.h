@@ -20,9 +20,12 @@
 // of the same position in the ring schedule.
 //
 // Tags are not used by NCCL: messages between two ranks match in the order
-// they were posted, which is what transport.h guarantees per tag and what
-// every collective here relies on (one collective runs at a time). Zero-byte
-// messages are not sent (both sides skip them alike).
+// they were posted. That is enough for collectives that post the messages
+// between two ranks in the same order on both sides (ring, direct), one
+// collective at a time; it is not for collectives that keep messages of
+// two tags in flight between the same ranks (pairwise), which the NCCL
+// setup refuses. Zero-byte messages are not sent (both sides skip them
+// alike).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -31,6 +31,7 @@ struct PeakFlags {
   std::uint64_t reduce_elements = 1 << 20;
   std::string backend = "cpu";
   int threads = 1;
+  int tf32 = 0;
   int warmup = 2;
   int iters = 10;
   std::string json;
@@ -95,8 +96,10 @@ class PeakCommand final : public Command {
         ->capture_default_str();
     app.add_option("--reduce-elements", f_.reduce_elements, "Elements of the local reduction dst = a + b")
         ->capture_default_str();
-    app.add_option("--backend", f_.backend, "cpu (OpenBLAS)")->capture_default_str();
+    app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
     app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
+    app.add_option("--tf32", f_.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), "
+                   "0: IEEE float")->capture_default_str();
     app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
     app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record to FILE");
@@ -110,7 +113,7 @@ class PeakCommand final : public Command {
     });
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
-      backend = make_compute_backend(plan.backend, {plan.threads, false}, ctx.mpi.world());
+      backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
       for (const auto t : plan.types)
         if (!backend->supports(t)) throw_usage("--datatypes: the {} backend has no {} GEMM", f_.backend, coll::to_string(t));
     });
@@ -213,6 +216,8 @@ class PeakCommand final : public Command {
     plan.backend = *backend;
     if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
     plan.threads = f_.threads;
+    if (f_.tf32 != 0 && f_.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", f_.tf32);
+    if (f_.tf32 == 1 && plan.backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
     if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
     if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
     plan.timing = {f_.warmup, f_.iters};

@@ -41,6 +41,7 @@ struct SweepFlags {
   std::string backend = "cpu";
   std::string transport = "mpi";
   int threads = 1;
+  int tf32 = 0;
   int warmup = 3;
   int iters = 15;
   int check = 1;
@@ -93,6 +94,8 @@ class SweepCommand final : public Command {
     app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
         ->capture_default_str();
     app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
+    app.add_option("--tf32", f_.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), "
+                   "0: IEEE float")->capture_default_str();
     app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
     app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
     app.add_option("--check", f_.check, "Check the distributed Z at every point (1) or not (0)")->capture_default_str();
@@ -120,7 +123,7 @@ class SweepCommand final : public Command {
     std::unique_ptr<ComputeBackend> backend;
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] {
-      backend = make_compute_backend(plan.backend, {plan.threads, false}, ctx.mpi.world());
+      backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
       if (!backend->supports(plan.type))
         throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.backend);
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
@@ -225,6 +228,8 @@ class SweepCommand final : public Command {
     plan.transport = *transport;
     if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
     plan.threads = f_.threads;
+    if (f_.tf32 != 0 && f_.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", f_.tf32);
+    if (f_.tf32 == 1 && plan.backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
     if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
     if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
     plan.timing = {f_.warmup, f_.iters};

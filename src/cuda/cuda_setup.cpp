@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "collectives/algorithms.h"
 #include "collectives/blocks.h"
 #include "collectives/cuda/cuda_aware_mpi.h"
 #include "collectives/cuda/cuda_check.h"
@@ -92,10 +93,13 @@ class MpiDeviceSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory());
-    return make_ring_collective(kind, transport_, context_->memory(), ring);
+    const coll::Algorithm algorithm = own_algorithm(impl);
+    if (!coll::supports(algorithm, kind))
+      throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
+    return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring);
   }
   std::string describe(Impl impl) const override {
-    return impl == Impl::Ring ? fmt::format("ring/{}", transport_.name()) : "mpi (staged via host)";
+    return impl == Impl::Native ? "mpi (staged via host)" : fmt::format("{}/{}", to_string(impl), transport_.name());
   }
 
  private:
