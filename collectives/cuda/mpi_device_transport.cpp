@@ -52,6 +52,11 @@ class StagedSend final : public Request {
     mpi_.reset();
     staging_.reset();
   }
+  bool test() override {
+    if (mpi_ && !mpi_->test()) return false;
+    wait();
+    return true;
+  }
 
  private:
   RequestPtr mpi_;
@@ -84,6 +89,12 @@ class StagedRecv final : public Request {
       SHARDROOF_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     staging_.reset();
+  }
+  // Polls MPI; once the data is in, finishes like wait() (the copy to the device).
+  bool test() override {
+    if (mpi_ && !mpi_->test()) return false;
+    wait();
+    return true;
   }
 
  private:
