@@ -18,6 +18,7 @@
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
 #include "report/environment.h"
+#include "report/preset_report.h"
 #include "report/results_file.h"
 #include "report/sweep_report.h"
 #include "shardroof/default_config.h"
@@ -49,6 +50,8 @@ struct SweepFlags {
   std::string segment_bytes = "1M";
   std::string json;
   std::string csv;
+  std::string model_hw;
+  std::string model_link;
   std::string link_from;
 };
 
@@ -105,15 +108,21 @@ class SweepCommand final : public Command {
     app.add_option("--link-from", f_.link_from,
                    "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
     app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
+    app.add_option("--model-hw", f_.model_hw,
+                   "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
+                   "this machine's GEMM with the preset's link");
+    app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
     apply_builtin_defaults(app);
   }
 
   int run(RunContext& ctx) override {
     const int ranks = ctx.mpi.size();
     sweep::SweepPlan plan;
+    std::optional<ModelHardware> model_hw;
     std::optional<link::ModelLink> link_from;
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks);
+      model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
       if (ctx.mpi.is_root()) {
         if (!f_.json.empty()) check_writable(f_.json, "--json");
@@ -161,6 +170,12 @@ class SweepCommand final : public Command {
     }
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
+    // --model-hw needs only the ceilings: the same shapes on the preset and the hybrid.
+    std::optional<model::PresetComparison> model_hw_cmp;
+    if (model_hw) {
+      model_hw_cmp = compare_sweep_with_preset(analysis.shape, analysis.peak, *model_hw, plan.D);
+      doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
+    }
     console.ceilings(ceilings, analysis, sc);
     console.table_header();
 
@@ -186,6 +201,7 @@ class SweepCommand final : public Command {
       write_files();
     }
     console.summary(points, analysis, ceilings, plan);
+    if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
     if (!f_.json.empty()) ctx.out << "# JSON written to " << f_.json << "\n";
     if (!f_.csv.empty()) ctx.out << "# CSV written to " << f_.csv << "\n";
 
