@@ -202,7 +202,7 @@ for n in $ranks_list; do
     fi
     if [[ $run_sweep == 1 ]]; then
       echo "emulate-links: $n ranks, ${gbit} Gbit/s: sweep" >&2
-      if ! run_shardroof "$n" "${sweep_args[@]}" --json "$out_dir/sweep-$tag.json" > "$out_dir/sweep-$tag.txt" 2>&1; then
+      if ! run_shardroof "$n" "${sweep_args[@]}" --force --json "$out_dir/sweep-$tag.json" > "$out_dir/sweep-$tag.txt" 2>&1; then
         cat "$out_dir/sweep-$tag.txt" >&2
         teardown
         fail "shardroof sweep failed on $n ranks at ${gbit} Gbit/s"

@@ -27,6 +27,7 @@
 #include "sweep/runner.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace shardroof {
 namespace {
@@ -124,11 +125,11 @@ class SweepCommand final : public Command {
       plan = make_plan(ranks);
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
-      if (ctx.mpi.is_root()) {
-        if (!f_.json.empty()) check_writable(f_.json, "--json");
-        if (!f_.csv.empty()) check_writable(f_.csv, "--csv");
-      }
     });
+    // Existing results are never overwritten unless --force: rank 0 picks a
+    // fresh name, says so, and every rank agrees on it.
+    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
+    const std::string csv_path = agree_output_path(ctx.mpi.world(), f_.csv, ctx.force, "--csv", ctx.progress);
     std::unique_ptr<ComputeBackend> backend;
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] {
@@ -187,12 +188,21 @@ class SweepCommand final : public Command {
       doc["crossover"] = crossover_json(analysis);
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan);
       doc["complete"] = points.size() == plan.D.size();
-      if (!f_.json.empty()) write_json_atomically(f_.json, doc);
-      if (!f_.csv.empty()) write_file_atomically(f_.csv, sweep_csv(points, analysis, ceilings, plan));
+      if (!json_path.empty()) write_json_atomically(json_path, doc);
+      if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(points, analysis, ceilings, plan));
+      if (!json_path.empty() || !csv_path.empty())
+        set_interrupt_note(fmt::format("{} of {} points are in {}", points.size(), plan.D.size(),
+                                       json_path.empty() ? csv_path : json_path));
     };
     write_files();
 
+    bool interrupted = false;
     for (std::size_t i = 0; i < plan.D.size(); ++i) {
+      // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
+      if (any_rank_interrupted(ctx.mpi.world())) {
+        interrupted = true;
+        break;
+      }
       ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
       points.push_back(runner.measure_point(plan.D[i]));
       analysis = sweep::analyze(plan, ranks, ceilings, points);
@@ -200,10 +210,21 @@ class SweepCommand final : public Command {
       // Each point reaches the files as soon as it is measured.
       write_files();
     }
+    if (interrupted) {
+      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
+      write_files();
+      if (ctx.mpi.is_root())
+        std::cerr << fmt::format("shardroof: interrupted after {} of {} points; {}\n", points.size(), plan.D.size(),
+                                 json_path.empty() && csv_path.empty()
+                                     ? std::string("no --json or --csv file was asked for")
+                                     : "finished points are in " + (json_path.empty() ? csv_path : json_path))
+                  << std::flush;
+      return static_cast<int>(ExitCode::Interrupted);
+    }
     console.summary(points, analysis, ceilings, plan);
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
-    if (!f_.json.empty()) ctx.out << "# JSON written to " << f_.json << "\n";
-    if (!f_.csv.empty()) ctx.out << "# CSV written to " << f_.csv << "\n";
+    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
+    if (!csv_path.empty()) ctx.out << "# CSV written to " << csv_path << "\n";
 
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong;
