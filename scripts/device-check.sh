@@ -171,7 +171,7 @@ step peak 60 "${one_rank[@]}" "$exe" peak --backend cuda --datatypes bfloat16 --
 
 # ---- 6. sweep, and the hybrid model --------------------------------------
 # The sweep on one rank measures the GPU's compute over D (no partial sums
-# move on one rank). The hybrid model is the DESIGN.md crossover with C =
+# move on one rank). The hybrid model is the model's crossover with C =
 # the cuBLAS bfloat16 rate measured by `peak` and W, a from the H200
 # preset's NVLink, for 8 GPUs.
 sweep_model=()

@@ -1,4 +1,4 @@
-// `shardroof peak`: the local ceilings of every rank's node (DESIGN.md §2,
+// `shardroof peak`: the local ceilings of every rank's node (README, "The model",
 // the local roofline): GEMM FLOP/s per datatype at a large shape and across
 // thin inner dimensions, memory bandwidth M (STREAM-like copy and triad) and
 // the local reduction rate g. Every rank of a node measures at the same

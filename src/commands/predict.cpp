@@ -1,4 +1,4 @@
-// `shardroof predict`: the analytic roofline model alone (DESIGN.md §2).
+// `shardroof predict`: the analytic roofline model alone (README, "The model").
 // Ceilings come from a hardware preset (--hw, --link) and/or explicit flags
 // (--flops, --bw, --latency, --memory-bw, --reduce-rate; flags win). Nothing
 // is measured, so it runs without a launcher; under mpirun every rank
@@ -220,7 +220,7 @@ class PredictCommand final : public Command {
   void print_report(std::ostream& out, const PredictPlan& plan, const model::Prediction& p) const {
     const auto& c = plan.ceilings;
     const auto& s = plan.shape;
-    out << "# shardroof predict: analytic inter-chip roofline (DESIGN.md section 2); nothing is measured\n";
+    out << "# shardroof predict: analytic inter-chip roofline (README: The model); nothing is measured\n";
     if (plan.hw) {
       const auto& link = plan.hw->link(plan.link_name);
       out << fmt::format("# hardware   {} ({}), link {}: {}\n", plan.hw->name, plan.hw->origin, link.name,

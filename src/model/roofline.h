@@ -1,4 +1,4 @@
-// The inter-chip roofline model (DESIGN.md §2), used by `predict` alone and
+// The inter-chip roofline model (README, "The model"), used by `predict` alone and
 // by `sweep` beside its measurements. Symbols: N ranks, s bytes per element,
 // C FLOP/s of one rank, W one-way link bandwidth per rank (bytes/s), a
 // per-message latency (s), g seconds per element reduced, M local memory

@@ -133,7 +133,7 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a) {
                                                          : nlohmann::json(nullptr)},
       {"method",
        "D_empirical: log-log interpolation of T_math/T_comm between the neighbouring points where it crosses 1; "
-       "D_predicted: DESIGN §2 D* with C = per-point GEMM rate interpolated in D, W/alpha/g from the fit; "
+       "D_predicted: the model's D* with C = per-point GEMM rate interpolated in D, W/alpha/g from the fit; "
        "D_peak: the same formula with C_peak; D_roofs: T_math = max(compute at C_peak, memory at M) equals T_comm"}};
   if (!a.empirical.D) j["extend"] = a.empirical.extend;
   return j;

@@ -1,4 +1,4 @@
-// The check of the distributed product Z = X @ Y (DESIGN.md §4). Each rank
+// The check of the distributed product Z = X @ Y (README, "shardroof sweep"). Each rank
 // checks the elements of Z it holds against a reference it rebuilds from the
 // seed: the full product for small shapes, otherwise a randomized Freivalds
 // check per row, sum_f Z[b,f] v[f] against sum_d X[b,d] (Y v)[d] with a

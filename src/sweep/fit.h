@@ -55,7 +55,7 @@ struct LinkFit {
 
 // alpha and W from T(S) = intercept + slope*S of `collective` on `ranks`
 // ranks, with the reduction cost g (s/element) of `bytes_per_elem` taken out
-// of the slope (DESIGN.md §2).
+// of the slope (README, "The model").
 LinkFit link_from_line(const LineFit& line, model::Collective collective, int ranks, double bytes_per_elem,
                        double g_s_per_elem);
 
@@ -74,7 +74,7 @@ std::optional<PredictedCrossover> predicted_crossover(const std::vector<double>&
                                                       const model::Ceilings& link);
 
 // D where max(compute at C_peak, memory at M) equals T_comm (both roofs of
-// the local step, DESIGN.md §2). `c` supplies all of C, M, W, a, g.
+// the local step, README, "The model"). `c` supplies all of C, M, W, a, g.
 std::optional<double> roofs_crossover(const model::Shape& shape, const model::Ceilings& c);
 
 }  // namespace shardroof::sweep

@@ -1,4 +1,4 @@
-// The one timing module every command uses (the rules of DESIGN.md §4):
+// The one timing module every command uses (the timing rules stated in the README):
 //  - warm-up iterations run first and are never timed;
 //  - each timed iteration starts after a barrier;
 //  - an iteration's time is the MAX over ranks (a step ends when its

@@ -1,5 +1,5 @@
 // Checks a `shardroof coll --json` record against the documented layout and
-// the nccl-tests formulas (README "shardroof coll", DESIGN §3):
+// the nccl-tests formulas (README "shardroof coll"):
 //   bytes = count * element size, algbw = bytes / time (GB/s, 1e9 bytes,
 //   from the median time), busbw = algbw * 2(N-1)/N (AllReduce) or
 //   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0.

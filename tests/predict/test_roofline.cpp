@@ -1,4 +1,4 @@
-// The roofline model (DESIGN.md §2) against the book's worked numbers and
+// The roofline model (README, "The model") against the book's worked numbers and
 // against cases computed by hand (the arithmetic is in the comments).
 #include <gtest/gtest.h>
 

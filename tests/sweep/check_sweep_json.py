@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a `shardroof sweep` JSON record: its structure (the keys the README
 documents) and its internal consistency: D_empirical agrees with its own
-points, D_peak follows the DESIGN formula from the reported ceilings, the
+points, D_peak follows the model formula from the reported ceilings, the
 bounds agree with the times, and the CSV has one row per point."""
 import csv
 import json
@@ -86,7 +86,7 @@ def main():
             fail(f"D_empirical {cr['D_empirical']} != {mine} from the points")
         if not (D[0] <= cr["D_empirical"] <= D[-1]):
             fail("D_empirical outside the swept range")
-    # D_peak from the reported ceilings (DESIGN.md §2).
+    # D_peak from the reported ceilings (README, "The model").
     if n > 1:
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
         g = ce.get("g_s_per_element", 0.0)

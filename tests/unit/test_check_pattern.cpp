@@ -47,7 +47,7 @@ TEST_P(CheckPattern, ValuesAreExactInTheType) {
         store_from_double(cell.data(), 0, v, type);
         ASSERT_EQ(load_as_double(cell.data(), 0, type), v)
             << "rank " << rank << " of " << nranks << ", index " << i << " is not exact";
-        // Not zeros: every element carries information (DESIGN §4).
+        // Not zeros: every element carries information (README, timing rules).
         if (op != ReduceOp::Max && op != ReduceOp::Min) {
           ASSERT_NE(v, 0.0);
         }
