@@ -5,7 +5,7 @@ file(MAKE_DIRECTORY ${DIR})
 set(link_json ${DIR}/link_for_sweep.json)
 set(sweep_json ${DIR}/sweep_from_link.json)
 file(REMOVE ${link_json} ${sweep_json})
-execute_process(COMMAND ${LAUNCH} link -b 64K -e 1M -f 4 -n 3 -w 1 --json ${link_json}
+execute_process(COMMAND ${LAUNCH} link -b 1M -e 16M -f 4 -n 5 -w 2 --json ${link_json}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "shardroof link exited with ${rc}\n${out}\n${err}")
