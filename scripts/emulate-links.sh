@@ -179,7 +179,7 @@ mkdir -p "$out_dir"
 link_args=(link -b 8M -e 16M -f 2 -n 3 -w 1)
 # The sweep: a 4 MiB partial sum (B = F = 1024 floats) and D over a range
 # that holds the crossover at both rates on a small CPU machine.
-sweep_args=(sweep --B 1024 --F 1024 --D "${SHARDROOF_EMULATE_SWEEP_D:-128:2048:x2}" --warmup 1 --iters 5)
+sweep_args=(sweep --B 1024 --F 1024 --D "${SHARDROOF_EMULATE_SWEEP_D:-128:8192:x2}" --warmup 1 --iters 5)
 run_sweep=1
 if ! "$bin" sweep --help 2>/dev/null | grep -q -- '--D'; then
   run_sweep=0
