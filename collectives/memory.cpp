@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "collectives/half.h"
+#include "collectives/reduce_kernels.h"
 
 namespace shardroof::coll {
 
@@ -85,9 +86,28 @@ void reduce_typed(void* dst, const void* a, const void* b, std::size_t n, DataTy
 
 }  // namespace
 
+namespace detail {
+
+void reduce_16bit_portable(void* dst, const void* a, const void* b, std::size_t n, DataType type,
+                           ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Avg: return reduce_typed<SumOp>(dst, a, b, n, type);
+    case ReduceOp::Prod: return reduce_typed<ProdOp>(dst, a, b, n, type);
+    case ReduceOp::Max: return reduce_typed<MaxOp>(dst, a, b, n, type);
+    case ReduceOp::Min: return reduce_typed<MinOp>(dst, a, b, n, type);
+  }
+}
+
+}  // namespace detail
+
 void host_reduce(void* dst, const void* a, const void* b, std::size_t count, DataType type,
                  ReduceOp op) {
   if (count == 0) return;
+  if (type == DataType::BFloat16 || type == DataType::Half) {
+    if (detail::have_avx2_f16c()) return detail::reduce_16bit_avx2(dst, a, b, count, type, op);
+    return detail::reduce_16bit_portable(dst, a, b, count, type, op);
+  }
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Avg: return reduce_typed<SumOp>(dst, a, b, count, type);
