@@ -13,6 +13,7 @@
 #include "collectives/half.h"
 #include "collectives/memory.h"
 #include "gpu_test_util.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll {
 namespace {
@@ -20,9 +21,8 @@ namespace {
 using shardroof::testing::GpuTest;
 using shardroof::testing::to_host;
 
-constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
-                               DataType::Int32};
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kTypes = shardroof::testing::kAllTypes;
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 
 // Values with fractions and mixed signs so that 16-bit rounding matters.
 std::vector<std::byte> random_values(std::size_t n, DataType type, unsigned seed) {

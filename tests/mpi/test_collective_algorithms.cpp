@@ -20,6 +20,7 @@
 #include "collectives/memory.h"
 #include "collectives/mpi_transport.h"
 #include "../mpi_test_util.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll {
 namespace {
@@ -27,19 +28,10 @@ namespace {
 using shardroof::testing::world_rank;
 using shardroof::testing::world_size;
 
-constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
-                               DataType::Int32};
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kTypes = shardroof::testing::kAllTypes;
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 constexpr std::size_t kGuardBytes = 32;
 constexpr auto kGuard = std::byte{0x5a};
-
-std::vector<std::size_t> counts_for(int n) {
-  const auto u = static_cast<std::size_t>(n);
-  std::vector<std::size_t> c = {0, 1, u - 1, u, u + 1, 7919, 1048579};
-  std::sort(c.begin(), c.end());
-  c.erase(std::unique(c.begin(), c.end()), c.end());
-  return c;
-}
 
 // The expected output of `kind` on this rank, `out_count` elements from
 // global index `first`.
@@ -134,7 +126,7 @@ TEST_P(Algorithms, MatchExpectedValues) {
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
   std::ostringstream failures;
   for (const ReduceOp op : ops) {
-    for (const std::size_t count : counts_for(n)) {
+    for (const std::size_t count : shardroof::testing::edge_counts(n)) {
       for (const bool in_place : {false, true}) {
         for (std::size_t k = 0; k < collectives.size(); ++k) {
           const std::string p = run_and_check(*collectives[k], count, type, op, in_place, rank, n);

@@ -24,6 +24,7 @@
 #include "collectives/ring_all_reduce.h"
 #include "collectives/ring_reduce_scatter.h"
 #include "../mpi_test_util.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll {
 namespace {
@@ -31,9 +32,8 @@ namespace {
 using shardroof::testing::world_rank;
 using shardroof::testing::world_size;
 
-constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
-                               DataType::Int32};
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kTypes = shardroof::testing::kAllTypes;
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 // Small enough that even a 16-bit block of the 7919-element array on 4
 // ranks is cut into several segments.
 constexpr std::size_t kSmallSegment = 1024;
@@ -62,14 +62,6 @@ class FailureLog {
   int count_ = 0;
   std::ostringstream text_, discard_;
 };
-
-std::vector<std::size_t> counts_for(int n) {
-  const auto u = static_cast<std::size_t>(n);
-  std::vector<std::size_t> c = {0, 1, u - 1, u, u + 1, 7919, kLargestCount};
-  std::sort(c.begin(), c.end());
-  c.erase(std::unique(c.begin(), c.end()), c.end());
-  return c;
-}
 
 std::unique_ptr<Collective> make_ring(CollectiveKind kind, Transport& t, MemoryOps& m, std::size_t segment) {
   RingOptions o;
@@ -213,7 +205,7 @@ TEST_P(RingVsNative, MatchesExpectedAndNative) {
   FailureLog failures;
   int runs = 0;
   for (const ReduceOp op : kOps) {
-    for (const std::size_t count : counts_for(n)) {
+    for (const std::size_t count : shardroof::testing::edge_counts(n, kLargestCount)) {
       // AllGather ignores the op: it runs once, with Sum's data.
       const bool with_gather = op == ReduceOp::Sum;
       const Reference ref(count, type, op, rank, n, with_gather);

@@ -13,13 +13,13 @@
 #include "collectives/check_pattern.h"
 #include "collectives/memory.h"
 #include "collectives/types.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll {
 namespace {
 
-constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
-                               DataType::Int32};
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kTypes = shardroof::testing::kAllTypes;
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 constexpr std::size_t kIndices = 4099;  // covers every residue of the pattern's moduli
 
 // Reduces the ranks' contributions at `index` in `type` with host_reduce,

@@ -13,13 +13,13 @@
 #include "collectives/half.h"
 #include "collectives/memory.h"
 #include "collectives/types.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll {
 namespace {
 
-constexpr DataType kTypes[] = {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
-                               DataType::Int32};
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kTypes = shardroof::testing::kAllTypes;
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 
 // Inputs: signed, fractional for the float types, including values whose
 // sum needs rounding in 16-bit types.

@@ -10,11 +10,12 @@
 
 #include "collectives/reduce_kernels.h"
 #include "collectives/types.h"
+#include "../collective_test_values.h"
 
 namespace shardroof::coll::detail {
 namespace {
 
-constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg};
+constexpr const auto& kOps = shardroof::testing::kAllOps;
 
 // Right operands: for each of these, paired with all 65536 left operands.
 std::vector<std::uint16_t> special_operands(DataType type) {
