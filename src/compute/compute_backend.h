@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collectives/memory.h"
 #include "collectives/types.h"
@@ -46,6 +47,41 @@ class ComputeBackend {
   virtual std::unique_ptr<PreparedGemm> prepare_gemm(std::size_t m, std::size_t n, std::size_t k,
                                                      const void* A, const void* B, void* C,
                                                      coll::DataType type);
+
+  // One product C = A[m x k] * B[k x n] (row-major, as gemm()) computed
+  // chunk by chunk, for a step that reduces a finished chunk while the next
+  // one computes (sweep --overlap). A chunk is a list of blocks; a block is
+  // C[row : row + rows, col : col + cols], written densely (rows x cols,
+  // row-major) at `dst`, so a chunk's blocks can sit next to each other in
+  // the buffer its collective reads.
+  struct GemmBlock {
+    std::size_t row = 0, rows = 0, col = 0, cols = 0;
+    void* dst = nullptr;
+  };
+  class PreparedGemmChunks {
+   public:
+    virtual ~PreparedGemmChunks() = default;
+    // At the start of a step: chunks run from now on start after the work
+    // already queued on this backend's memory, so the backend's clock,
+    // started before, contains them.
+    virtual void begin() = 0;
+    // Computes chunk c (host), or queues it on a stream of its own, beside
+    // the stream of the backend's memory on which collectives run (CUDA).
+    virtual void run(std::size_t c) = 0;
+    // On the thread that reduces chunk c, before it queues the reduction:
+    // work queued on the backend's memory from now on starts after chunk c
+    // has been computed.
+    virtual void wait_for(std::size_t c) = 0;
+  };
+  // Operands are prepared here, outside any timed region, as in prepare_gemm.
+  virtual std::unique_ptr<PreparedGemmChunks> prepare_gemm_chunks(std::size_t m, std::size_t n, std::size_t k,
+                                                                  const void* A, const void* B,
+                                                                  std::vector<std::vector<GemmBlock>> chunks,
+                                                                  coll::DataType type) = 0;
+  // Called first on a thread other than the one that made the backend,
+  // before that thread queues work on the backend's memory (CUDA keeps the
+  // current device per thread).
+  virtual void enter_thread() {}
 };
 
 struct ComputeOptions {

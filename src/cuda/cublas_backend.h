@@ -11,6 +11,7 @@
 #include <cublas_v2.h>
 
 #include <memory>
+#include <vector>
 
 #include "compute/compute_backend.h"
 #include "cuda/cuda_api.h"
@@ -43,6 +44,10 @@ class CublasBackend final : public ComputeBackend {
   bool supports(coll::DataType type) const override;
   std::unique_ptr<Clock> make_clock() override;
   void synchronize() override;
+  std::unique_ptr<PreparedGemmChunks> prepare_gemm_chunks(std::size_t m, std::size_t n, std::size_t k, const void* A,
+                                                          const void* B, std::vector<std::vector<GemmBlock>> chunks,
+                                                          coll::DataType type) override;
+  void enter_thread() override;
 
  private:
   std::shared_ptr<CudaRankContext> context_;
