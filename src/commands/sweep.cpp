@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cmath>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "report/sweep_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
+#include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "util/agreement.h"
@@ -49,6 +51,7 @@ struct SweepFlags {
   int check = 1;
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "1M";
+  std::string overlap = "1";
   std::string json;
   std::string csv;
   std::string model_hw;
@@ -105,6 +108,10 @@ class SweepCommand final : public Command {
     app.add_option("--check", f_.check, "Check the distributed Z at every point (1) or not (0)")->capture_default_str();
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
+    app.add_option("--overlap", f_.overlap,
+                   "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
+                   "chunk's GEMM (T_overlap and the overlap efficiency); 1: not")
+        ->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record to FILE (rewritten after every point)");
     app.add_option("--link-from", f_.link_from,
                    "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
@@ -123,6 +130,7 @@ class SweepCommand final : public Command {
     std::optional<link::ModelLink> link_from;
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks);
+      if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
     });
@@ -178,7 +186,7 @@ class SweepCommand final : public Command {
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
-    console.table_header();
+    console.table_header(plan);
 
     const auto write_files = [&] {
       if (!ctx.mpi.is_root()) return;
@@ -227,7 +235,7 @@ class SweepCommand final : public Command {
     if (!csv_path.empty()) ctx.out << "# CSV written to " << csv_path << "\n";
 
     long long wrong = 0;
-    for (const auto& p : points) wrong += p.check.wrong;
+    for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
     if (wrong > 0) {
       if (ctx.mpi.is_root()) std::cerr << "shardroof: error: the distributed product is wrong (see check)\n";
       return static_cast<int>(ExitCode::WrongResults);
@@ -274,6 +282,11 @@ class SweepCommand final : public Command {
     plan.check = f_.check == 1;
     plan.seed = f_.seed;
     plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
+    const double overlap = parse_number(f_.overlap, "--overlap");
+    if (!(overlap >= 1 && overlap <= INT_MAX && overlap == std::floor(overlap)))
+      throw_usage("--overlap: must be a whole number of chunks, at least 1 (1: no overlap), got '{}'", f_.overlap);
+    sweep::validate_chunks(plan.B, plan.F, ranks, plan.kind, static_cast<long long>(overlap));
+    plan.overlap = static_cast<int>(overlap);
     // Memory per rank: the two shards, the partial sum and its result, and
     // the fit's buffers (2 x 2*B*F); refuse what cannot fit rather than die.
     const double es = static_cast<double>(coll::size_of(plan.type));

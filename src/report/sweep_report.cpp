@@ -26,6 +26,28 @@ std::string check_text(const sweep::PointCheck& c) {
   return c.wrong == 0 ? "ok" : fmt::format("FAIL({})", c.wrong);
 }
 
+// The console's one check column: the step's check and, with --overlap, the
+// overlapped step's; FAIL counts the wrong elements (rows) of both.
+std::string combined_check_text(const sweep::PointRecord& p) {
+  if (!p.t_overlap || !p.overlap_check.checked) return check_text(p.check);
+  const long long wrong = p.check.wrong + p.overlap_check.wrong;
+  if (wrong > 0) return fmt::format("FAIL({})", wrong);
+  return check_text(p.check);
+}
+
+nlohmann::json check_json(const sweep::PointCheck& c) {
+  if (!c.checked) return {{"passed", nullptr}, {"method", "off"}};
+  return {{"passed", c.passed()},
+          {"method", c.method},
+          {"wrong", c.wrong},
+          {"tested", c.tested},
+          {"worst_error_over_tolerance", c.worst_ratio}};
+}
+
+std::string efficiency_text(const sweep::OverlapEfficiency& e) {
+  return e.value ? fmt::format("{:.2f}", *e.value) : std::string("undef");
+}
+
 std::string fmt_d(double d) { return d >= 100 ? fmt::format("{:.0f}", d) : fmt::format("{:.1f}", d); }
 
 double frac_peak(const sweep::PointRecord& p, const sweep::RunCeilings& c) {
@@ -54,6 +76,7 @@ nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepCont
           {"check", plan.check},
           {"seed", plan.seed},
           {"segment_bytes", plan.ring.segment_bytes},
+          {"overlap", plan.overlap},
           {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
 }
 
@@ -95,27 +118,25 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
 
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c,
                           const sweep::SweepPlan& plan) {
-  nlohmann::json check;
-  if (p.check.checked) {
-    check = {{"passed", p.check.passed()},
-             {"method", p.check.method},
-             {"wrong", p.check.wrong},
-             {"tested", p.check.tested},
-             {"worst_error_over_tolerance", p.check.worst_ratio}};
-  } else {
-    check = {{"passed", nullptr}, {"method", "off"}};
+  nlohmann::json j = {{"D", p.D},
+                      {"shard", p.shard_max},
+                      {"t_math_s", stats_json(p.t_math)},
+                      {"t_comm_s", stats_json(p.t_comm)},
+                      {"t_step_s", stats_json(p.t_step)},
+                      {"flops_per_s", p.flops_per_s},
+                      {"frac_peak", frac_peak(p, c)},
+                      {"step_flops_per_s", sweep::step_flops_per_s(plan, p)},
+                      {"intensity", sweep::intensity(a, p)},
+                      {"bound", bound_name(p)},
+                      {"check", check_json(p.check)}};
+  if (p.t_overlap) {
+    const auto e = sweep::overlap_efficiency(p);
+    j["t_overlap_s"] = stats_json(*p.t_overlap);
+    j["overlap_efficiency"] = optional_json(e.value);
+    if (!e.value) j["overlap_efficiency_undefined"] = e.undefined;
+    j["overlap_check"] = check_json(p.overlap_check);
   }
-  return {{"D", p.D},
-          {"shard", p.shard_max},
-          {"t_math_s", stats_json(p.t_math)},
-          {"t_comm_s", stats_json(p.t_comm)},
-          {"t_step_s", stats_json(p.t_step)},
-          {"flops_per_s", p.flops_per_s},
-          {"frac_peak", frac_peak(p, c)},
-          {"step_flops_per_s", sweep::step_flops_per_s(plan, p)},
-          {"intensity", sweep::intensity(a, p)},
-          {"bound", bound_name(p)},
-          {"check", check}};
+  return j;
 }
 
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a) {
@@ -141,15 +162,25 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a) {
 
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::RunCeilings& c, const sweep::SweepPlan& plan) {
+  const bool overlap = plan.overlap > 1;
   std::string out =
       "D,shard,t_math_median_s,t_math_min_s,t_math_max_s,t_comm_median_s,t_comm_min_s,t_comm_max_s,"
-      "t_step_median_s,t_step_min_s,t_step_max_s,flops_per_s,frac_peak,step_flops_per_s,intensity,bound,check\n";
+      "t_step_median_s,t_step_min_s,t_step_max_s,flops_per_s,frac_peak,step_flops_per_s,intensity,bound,check";
+  if (overlap) out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check";
+  out += "\n";
   for (const auto& p : points) {
-    out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.4f},{:.6g},{:.6g},{},{}\n",
+    out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.4f},{:.6g},{:.6g},{},{}",
                        p.D, p.shard_max, p.t_math.median, p.t_math.min, p.t_math.max, p.t_comm.median,
                        p.t_comm.min, p.t_comm.max, p.t_step.median, p.t_step.min, p.t_step.max, p.flops_per_s,
                        frac_peak(p, c), sweep::step_flops_per_s(plan, p), sweep::intensity(a, p), bound_name(p),
                        check_text(p.check));
+    if (overlap && p.t_overlap) {
+      // An undefined efficiency is an empty field.
+      const auto e = sweep::overlap_efficiency(p);
+      out += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", p.t_overlap->median, p.t_overlap->min, p.t_overlap->max,
+                         e.value ? fmt::format("{:.6g}", *e.value) : std::string(), check_text(p.overlap_check));
+    }
+    out += "\n";
   }
   return out;
 }
@@ -162,6 +193,12 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
   out_ << "# GEMM arithmetic: " << ctx.arithmetic << "\n";
   out_ << "# timed: T_math = " << ctx.timed_gemm << "; T_comm = the collective of the B x F partial sum; "
        << "T_step = both, one after the other\n";
+  if (plan.overlap > 1)
+    out_ << fmt::format("# T_overlap = the step in {} chunks of rows of Z, chunk k's collective on a communication "
+                        "thread{} while chunk k+1's GEMM computes; eff = (T_step - T_overlap) / (T_step - "
+                        "max(T_math, T_comm)), undef where that denominator is below {:g}% of T_step\n",
+                        plan.overlap, plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
+                        100 * sweep::kMinHideableFraction);
   out_ << "# " << kAggregationNote << "\n";
 }
 
@@ -187,17 +224,20 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
                       a.t_comm_model_s * 1e3, a.peak.link_bytes_per_s > 0 ? model::critical_intensity(a.peak) : 0.0);
 }
 
-void SweepConsoleReporter::table_header() {
-  out_ << fmt::format("{:>8} {:>7} {:>11} {:>11} {:>11} {:>9} {:>6} {:>10} {:>13} {:>6}\n", "D", "D/N", "T_math(ms)",
-                      "T_comm(ms)", "T_step(ms)", "GFLOP/s", "%peak", "intensity", "bound", "check");
+void SweepConsoleReporter::table_header(const sweep::SweepPlan& plan) {
+  out_ << fmt::format("{:>8} {:>7} {:>11} {:>11} {:>11}", "D", "D/N", "T_math(ms)", "T_comm(ms)", "T_step(ms)");
+  if (plan.overlap > 1) out_ << fmt::format(" {:>11} {:>6}", "T_ovlp(ms)", "eff");
+  out_ << fmt::format(" {:>9} {:>6} {:>10} {:>13} {:>6}\n", "GFLOP/s", "%peak", "intensity", "bound", "check");
 }
 
 void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a,
                                const sweep::RunCeilings& c) {
-  out_ << fmt::format("{:>8} {:>7} {:>11.4f} {:>11.4f} {:>11.4f} {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.D,
-                      p.shard_max, p.t_math.median * 1e3, p.t_comm.median * 1e3, p.t_step.median * 1e3,
-                      p.flops_per_s / 1e9, 100 * frac_peak(p, c), sweep::intensity(a, p), bound_name(p),
-                      check_text(p.check))
+  out_ << fmt::format("{:>8} {:>7} {:>11.4f} {:>11.4f} {:>11.4f}", p.D, p.shard_max, p.t_math.median * 1e3,
+                      p.t_comm.median * 1e3, p.t_step.median * 1e3);
+  if (p.t_overlap)
+    out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, efficiency_text(sweep::overlap_efficiency(p)));
+  out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.flops_per_s / 1e9, 100 * frac_peak(p, c),
+                      sweep::intensity(a, p), bound_name(p), combined_check_text(p))
        << std::flush;
 }
 
@@ -230,6 +270,18 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
     if (a.D_roofs) s += fmt::format("; with the memory roof too (M) D* = {}", fmt_d(*a.D_roofs));
     s += ".";
   }
+  if (plan.overlap > 1 && !points.empty()) {
+    if (const auto spread = sweep::overlap_efficiency_spread(points)) {
+      s += fmt::format("\noverlap in {} chunks hid a median {:.0f}% of the hideable time (T_step - max(T_math, "
+                       "T_comm)) over the {} point{} where it is defined (min {:.0f}%, max {:.0f}%).",
+                       plan.overlap, 100 * spread->median, spread->points, spread->points == 1 ? "" : "s",
+                       100 * spread->min, 100 * spread->max);
+    } else {
+      s += fmt::format("\noverlap in {} chunks: the efficiency is undefined at every point (T_step - max(T_math, "
+                       "T_comm) below {:g}% of T_step).",
+                       plan.overlap, 100 * sweep::kMinHideableFraction);
+    }
+  }
   return s;
 }
 
@@ -237,9 +289,11 @@ void SweepConsoleReporter::summary(const std::vector<sweep::PointRecord>& points
                                    const sweep::RunCeilings& c, const sweep::SweepPlan& plan) {
   out_ << "\n" << sweep_summary_text(points, a, c, plan) << "\n";
   long long wrong = 0;
-  for (const auto& p : points) wrong += p.check.wrong;
+  for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
   if (plan.check)
-    out_ << (wrong == 0 ? "# every point's distributed Z checked: ok\n"
+    out_ << (wrong == 0 ? (plan.overlap > 1 ? "# every point's distributed Z checked, after the step and after the "
+                                              "overlapped step: ok\n"
+                                            : "# every point's distributed Z checked: ok\n")
                         : fmt::format("# WRONG RESULTS: {} elements/rows outside tolerance\n", wrong));
 }
 

@@ -37,7 +37,7 @@ class SweepConsoleReporter {
   explicit SweepConsoleReporter(std::ostream& out) : out_(out) {}
   void header(const sweep::SweepPlan& plan, const SweepContext& ctx);
   void ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a, const SweepContext& ctx);
-  void table_header();
+  void table_header(const sweep::SweepPlan& plan);
   void row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c);
   void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                const sweep::RunCeilings& c, const sweep::SweepPlan& plan);

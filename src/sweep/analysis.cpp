@@ -1,5 +1,11 @@
 #include "sweep/analysis.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "timing/timing.h"
+
 namespace shardroof::sweep {
 
 SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceilings,
@@ -44,6 +50,32 @@ double step_flops_per_s(const SweepPlan& plan, const PointRecord& p) {
   const double flops = 2.0 * static_cast<double>(plan.B) * static_cast<double>(p.shard_max) *
                        static_cast<double>(plan.F);
   return p.t_step.median > 0 ? flops / p.t_step.median : 0;
+}
+
+OverlapEfficiency overlap_efficiency(const PointRecord& p) {
+  OverlapEfficiency e;
+  if (!p.t_overlap) {
+    e.undefined = "no overlapped step";
+    return e;
+  }
+  const double step = p.t_step.median;
+  const double hideable = step - std::max(p.t_math.median, p.t_comm.median);
+  if (!(hideable >= kMinHideableFraction * step) || step <= 0) {
+    e.undefined = fmt::format("T_step - max(T_math, T_comm) is below {:g}% of T_step: nothing measurable to hide",
+                              100 * kMinHideableFraction);
+    return e;
+  }
+  e.value = (step - p.t_overlap->median) / hideable;
+  return e;
+}
+
+std::optional<EfficiencySpread> overlap_efficiency_spread(const std::vector<PointRecord>& points) {
+  std::vector<double> values;
+  for (const auto& p : points)
+    if (const auto e = overlap_efficiency(p); e.value) values.push_back(*e.value);
+  if (values.empty()) return std::nullopt;
+  const TimeStats s = summarize(values);
+  return EfficiencySpread{static_cast<int>(values.size()), s.median, s.min, s.max};
 }
 
 }  // namespace shardroof::sweep

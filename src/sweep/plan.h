@@ -30,6 +30,9 @@ struct SweepPlan {
   bool check = true;
   std::uint64_t seed = 20240601;
   coll::RingOptions ring;
+  // sweep --overlap K: K > 1 also times the step in K chunks, each chunk's
+  // collective overlapping the next chunk's GEMM (sweep/overlap.h); 1: not.
+  int overlap = 1;
 };
 
 // The contiguous slice [offset, offset + size) of D that a rank holds

@@ -20,7 +20,7 @@ std::string SweepRunner::timed_gemm_work() const {
   return backend_.prepare_gemm(0, 0, 0, nullptr, nullptr, nullptr, plan_.type)->timed_work();
 }
 
-PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* z_out) {
+PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* z_out, const ChunkEdit& edit_chunks) {
   auto& mem = backend_.memory();
   const std::size_t es = coll::size_of(plan_.type);
   const std::size_t B = plan_.B, F = plan_.F, BF = B * F;
@@ -64,25 +64,69 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
   const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
   rec.flops_per_s = rec.t_math.median > 0 ? flops / rec.t_math.median : 0;
 
-  // The last timed step left the distributed product in z.
+  // The distributed product the last timed step left in z, on the host.
   std::vector<std::byte> host;
-  if (plan_.check || z_out) {
+  const auto fetch_z = [&] {
     host.resize(out_count * es + 1);
     mem.copy(host.data(), z->data(), out_count * es);
     mem.synchronize();
-  }
-  if (plan_.check) {
+  };
+  const auto check_z = [&] {
+    fetch_z();
     const LocalCheck local =
         check_product_block(host.data(), plan_.type, plan_.seed, B, D, F, out_first, out_count, ranks_);
-    rec.check.checked = true;
-    rec.check.method = local.method == "none" ? std::string() : local.method;
-    rec.check.wrong = sum_over_ranks(comm_, local.wrong);
-    rec.check.tested = sum_over_ranks(comm_, local.tested);
-    rec.check.worst_ratio = max_over_ranks(comm_, local.worst_ratio);
+    PointCheck out;
+    out.checked = true;
+    out.wrong = sum_over_ranks(comm_, local.wrong);
+    out.tested = sum_over_ranks(comm_, local.tested);
+    out.worst_ratio = max_over_ranks(comm_, local.worst_ratio);
     // Ranks holding no output said "none"; take the method another rank used.
-    rec.check.method = broadcast_string(comm_, local.method);
+    out.method = broadcast_string(comm_, local.method);
+    return out;
+  };
+  if (plan_.check) rec.check = check_z();
+
+  if (plan_.overlap > 1) {
+    std::vector<Chunk> chunks = plan_chunks(B, F, ranks_, rank_, plan_.kind, plan_.overlap);
+    if (edit_chunks) edit_chunks(chunks);
+    auto* partial_bytes = static_cast<std::byte*>(partial->data());
+    auto* z_bytes = static_cast<std::byte*>(z->data());
+    std::vector<std::vector<ComputeBackend::GemmBlock>> blocks;
+    for (const Chunk& c : chunks) {
+      auto& mine = blocks.emplace_back();
+      for (const ChunkBlock& b : c.blocks) mine.push_back({b.row, b.rows, b.col, b.cols, partial_bytes + b.dst * es});
+    }
+    auto chunk_gemm = backend_.prepare_gemm_chunks(B, F, shard.size, x->data(), y->data(), std::move(blocks),
+                                                   plan_.type);
+    ChunkWorker comm_thread([&] { backend_.enter_thread(); },
+                            [&](std::size_t k) {
+                              const Chunk& c = chunks[k];
+                              chunk_gemm->wait_for(k);
+                              collective->run(partial_bytes + c.send * es, z_bytes + c.recv * es, c.count,
+                                              plan_.type, coll::ReduceOp::Sum);
+                            });
+    // The step above left a correct Z (and partial sum) behind; NaN bytes in
+    // their place make a chunk that the overlapped step never writes, or
+    // writes from stale data, fail the check instead of passing.
+    {
+      const std::vector<std::byte> nan_bytes(BF * es, std::byte{0xFF});
+      mem.copy(partial->data(), nan_bytes.data(), BF * es);
+      mem.copy(z->data(), nan_bytes.data(), out_count * es);
+      mem.synchronize();
+    }
+    rec.t_overlap = measure(comm_, plan_.timing, *clock, [&](int) {
+      chunk_gemm->begin();
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        chunk_gemm->run(k);     // chunk k's GEMM (queued on its own stream on a GPU)
+        comm_thread.submit(k);  // its collective, while chunk k + 1 computes
+      }
+      comm_thread.wait();
+    });
+    if (plan_.check) rec.overlap_check = check_z();
   }
+
   if (z_out) {
+    if (!plan_.check) fetch_z();
     host.resize(out_count * es);
     *z_out = std::move(host);
   }

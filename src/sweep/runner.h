@@ -3,12 +3,18 @@
 //   T_math  the rank's partial GEMM Z_i = X[:, D_i] @ Y[D_i, :]
 //   T_comm  the collective of the B x F partial sum
 //   T_step  the GEMM then the collective, timed as one step
-// After timing, the distributed Z left by the last step is checked.
+//   T_overlap  (with --overlap K > 1) the step in K chunks, chunk k's
+//           collective on a communication thread while chunk k+1's GEMM
+//           computes (sweep/overlap.h)
+// After timing, the distributed Z left by the step is checked, and again
+// after the overlapped step, which starts from a poisoned Z.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +22,7 @@
 #include "measure/comm_setup.h"
 #include "sweep/ceilings.h"
 #include "sweep/check.h"
+#include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "timing/timing.h"
 
@@ -35,7 +42,10 @@ struct PointRecord {
   std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
   TimeStats t_math, t_comm, t_step;
   double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
-  PointCheck check;
+  PointCheck check;           // the Z of the (unchunked) step
+  // Only with --overlap K > 1: the overlapped step and the check of its Z.
+  std::optional<TimeStats> t_overlap;
+  PointCheck overlap_check;
 };
 
 struct RunCeilings {
@@ -55,9 +65,15 @@ class SweepRunner {
  public:
   SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm);
 
+  // Changes the overlapped step's chunks after planning: tests make a chunk
+  // wrong through it to show that the check catches it.
+  using ChunkEdit = std::function<void(std::vector<Chunk>&)>;
+
   // `z_out`, if given, receives this rank's part of the distributed Z
-  // (all of it for AllReduce, its block for ReduceScatter), host bytes.
-  PointRecord measure_point(std::uint64_t D, std::vector<std::byte>* z_out = nullptr);
+  // (all of it for AllReduce, its block for ReduceScatter), host bytes, as
+  // the last step left it (the overlapped one with --overlap K > 1).
+  PointRecord measure_point(std::uint64_t D, std::vector<std::byte>* z_out = nullptr,
+                            const ChunkEdit& edit_chunks = {});
   // C_peak, g, M and the collective fit around B*F*s.
   RunCeilings measure_ceilings();
   // What the timed GEMM region contains, for the output.
