@@ -2,7 +2,10 @@
 """Checks a `shardroof sweep` JSON record: its structure (the keys the README
 documents) and its internal consistency: D_empirical agrees with its own
 points, D_peak follows the model formula from the reported ceilings, the
-bounds agree with the times, and the CSV has one row per point."""
+bounds agree with the times, with --overlap K > 1 the overlapped step's
+time, check and efficiency ((T_step - T_overlap) / (T_step - max(T_math,
+T_comm)), null with a reason where that denominator is below 1% of T_step),
+and the CSV has one row per point."""
 import csv
 import json
 import math
@@ -16,6 +19,36 @@ def fail(msg):
 
 def close(a, b, rel=1e-6):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def overlap_efficiency(p):
+    step = p["t_step_s"]["median"]
+    hideable = step - max(p["t_math_s"]["median"], p["t_comm_s"]["median"])
+    if not hideable >= 0.01 * step:
+        return None
+    return (step - p["t_overlap_s"]["median"]) / hideable
+
+
+def check_overlap(p, k):
+    if k == 1:
+        for key in ("t_overlap_s", "overlap_efficiency", "overlap_check"):
+            if key in p:
+                fail(f"D={p['D']}: {key} without --overlap")
+        return
+    for key in ("t_overlap_s", "overlap_efficiency", "overlap_check"):
+        if key not in p:
+            fail(f"D={p['D']}: --overlap {k} but the point lacks {key}")
+    s = p["t_overlap_s"]
+    if not (0 < s["min"] <= s["median"] <= s["max"]):
+        fail(f"D={p['D']}: t_overlap_s not ordered min <= median <= max: {s}")
+    if p["overlap_check"]["passed"] is not True:
+        fail(f"D={p['D']}: the overlapped step's check did not pass: {p['overlap_check']}")
+    mine = overlap_efficiency(p)
+    if mine is None:
+        if p["overlap_efficiency"] is not None or not p.get("overlap_efficiency_undefined"):
+            fail(f"D={p['D']}: efficiency should be undefined (null, with a reason): {p['overlap_efficiency']}")
+    elif p["overlap_efficiency"] is None or not close(mine, p["overlap_efficiency"], 1e-9):
+        fail(f"D={p['D']}: overlap_efficiency {p['overlap_efficiency']} != {mine} from the times")
 
 
 def main():
@@ -56,6 +89,7 @@ def main():
         flops = 2 * st["B"] * shard * st["F"] / p["t_math_s"]["median"]
         if not close(flops, p["flops_per_s"], 1e-9):
             fail(f"D={p['D']}: flops_per_s {p['flops_per_s']} != {flops}")
+        check_overlap(p, st.get("overlap", 1))
         s_bytes = st["bytes_per_element"]
         factor = 1 if st["collective"] == "all_reduce" else 2
         if n > 1 and not close(p["intensity"], factor * p["D"] / ((n - 1) * s_bytes)):
@@ -86,8 +120,12 @@ def main():
             fail(f"D_empirical {cr['D_empirical']} != {mine} from the points")
         if not (D[0] <= cr["D_empirical"] <= D[-1]):
             fail("D_empirical outside the swept range")
-    # D_peak from the reported ceilings (README, "The model").
-    if n > 1:
+    # D_peak from the reported ceilings (README, "The model"); a fit that
+    # found no bandwidth (W = 0, a noisy line on a loaded machine) gives none.
+    if n > 1 and ce["W_bytes_per_s"] <= 0:
+        if cr["D_peak"] is not None:
+            fail(f"D_peak {cr['D_peak']} without a fitted W")
+    elif n > 1:
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
         g = ce.get("g_s_per_element", 0.0)
         s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
@@ -109,7 +147,23 @@ def main():
         for row, p in zip(rows, pts):
             if int(row["D"]) != p["D"] or row["bound"] != p["bound"]:
                 fail(f"CSV row {row['D']} disagrees with the JSON")
-    print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']}, D_peak = {cr['D_peak']})")
+            if st.get("overlap", 1) > 1:
+                if not close(float(row["t_overlap_median_s"]), p["t_overlap_s"]["median"], 1e-6):
+                    fail(f"CSV row {row['D']}: t_overlap_median_s disagrees with the JSON")
+                e = p["overlap_efficiency"]
+                if (row["overlap_efficiency"] == "") != (e is None):
+                    fail(f"CSV row {row['D']}: overlap_efficiency '{row['overlap_efficiency']}' vs JSON {e}")
+                if e is not None and not close(float(row["overlap_efficiency"]), e, 1e-5):
+                    fail(f"CSV row {row['D']}: overlap_efficiency disagrees with the JSON")
+                if row["overlap_check"] != "ok":
+                    fail(f"CSV row {row['D']}: overlap_check {row['overlap_check']}")
+            elif "t_overlap_median_s" in row:
+                fail("CSV has overlap columns without --overlap")
+    k = st.get("overlap", 1)
+    if k > 1 and f"overlap in {k} chunks" not in doc["summary"]:
+        fail("--overlap but the summary does not speak of it")
+    print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']}, D_peak = {cr['D_peak']}"
+          + (f", overlap in {k} chunks" if k > 1 else "") + ")")
 
 
 if __name__ == "__main__":
