@@ -9,8 +9,9 @@
 
 namespace shardroof::sweep {
 
-SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm)
-    : plan_(plan), backend_(backend), setup_(setup), comm_(comm) {
+SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm,
+                         trace::Recorder* trace)
+    : plan_(plan), backend_(backend), setup_(setup), comm_(comm), trace_(trace) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &ranks_);
 }
@@ -45,20 +46,51 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
     mem.copy(y->data(), host.data(), shard.size * F * es);
     mem.synchronize();
   }
+  coll::Tracer* const tracer = trace::tracer_of(trace_);
+  coll::RingOptions ring = plan_.ring;
+  ring.tracer = tracer;
   auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
-  auto collective = setup_.make(plan_.kind, plan_.impl, plan_.ring);
+  auto collective = setup_.make(plan_.kind, plan_.impl, ring);
   auto clock = backend_.make_clock();
+  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  // A span keeps its name as a pointer: to_string views a string literal.
+  const char* kind_name = coll::to_string(plan_.kind).data();
+  const auto run_gemm = [&] {
+    coll::TraceSpan span(tracer, "gemm", "compute", {{"m", i64(B)}, {"n", i64(F)}, {"k", i64(shard.size)}});
+    gemm->run();
+  };
   const auto reduce = [&] {
+    coll::TraceSpan span(tracer, kind_name, "collective", {{"bytes", i64(BF * es)}});
     collective->run(partial->data(), z->data(), BF, plan_.type, coll::ReduceOp::Sum);
+  };
+  // Each measurement is a region of the trace; its last timed iteration is recorded.
+  const auto timed = [&](const char* what, const auto& body) {
+    if (trace_)
+      trace_->begin_region({what, std::string(coll::to_string(plan_.kind)), setup_.describe(plan_.impl), BF * es, D,
+                            shard.size, -1, plan_.timing.iters - 1, plan_.timing.iters});
+    const TimeStats t = measure(
+        comm_, plan_.timing, *clock,
+        [&](int) {
+          coll::TraceSpan iteration(tracer, "iteration", "iteration");
+          body();
+        },
+        trace::record_last_iteration(trace_, plan_.timing));
+    if (trace_) {
+      trace_->set_recording(false);
+      // `auto` picks by size: name what it ran.
+      if (plan_.impl == Impl::Auto)
+        trace_->current_region().algorithm = collective->algorithm() + "/" + std::string(setup_.transport().name());
+    }
+    return t;
   };
 
   PointRecord rec;
   rec.D = D;
   rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
-  rec.t_math = measure(comm_, plan_.timing, *clock, [&](int) { gemm->run(); });
-  rec.t_comm = measure(comm_, plan_.timing, *clock, [&](int) { reduce(); });
-  rec.t_step = measure(comm_, plan_.timing, *clock, [&](int) {
-    gemm->run();
+  rec.t_math = timed("T_math", run_gemm);
+  rec.t_comm = timed("T_comm", reduce);
+  rec.t_step = timed("T_step", [&] {
+    run_gemm();
     reduce();
   });
   const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
