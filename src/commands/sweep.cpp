@@ -121,8 +121,8 @@ class SweepCommand final : public Command {
                    "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
     app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
     app.add_option("--trace", f_.trace,
-                   "Write a Chrome trace-event JSON of the last timed iteration of T_math, T_comm and T_step at "
-                   "every D to FILE (open it in ui.perfetto.dev)");
+                   "Write a Chrome trace-event JSON of the last timed iteration of T_math, T_comm, T_step (and "
+                   "T_overlap) at every D to FILE (open it in ui.perfetto.dev)");
     app.add_option("--model-hw", f_.model_hw,
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
@@ -234,8 +234,10 @@ class SweepCommand final : public Command {
       if (ctx.mpi.is_root()) {
         TraceInfo info;
         info.command = "sweep";
-        info.traced = "the last timed iteration of T_math, T_comm and T_step at each D; warm-up, the other timed "
-                      "iterations and the ceilings (C_peak, g, M, the collective fit) are not traced";
+        info.traced = std::string("the last timed iteration of T_math, T_comm") +
+                      (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
+                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, the "
+                      "collective fit) are not traced";
         info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
         if (plan.backend == Backend::Cuda)
           info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "

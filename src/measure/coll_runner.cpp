@@ -107,7 +107,7 @@ std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, cons
     }
     if (trace)
       trace->begin_region({"coll", std::string(coll::to_string(plan.kind)), rec.algorithm, rec.bytes, 0, 0,
-                           in_place ? 1 : 0, plan.timing.iters - 1, plan.timing.iters});
+                           in_place ? 1 : 0, plan.timing.iters - 1, plan.timing.iters, 0});
     // A span keeps its name as a pointer: to_string views a string literal.
     const char* kind_name = coll::to_string(plan.kind).data();
     rec.time = measure(

@@ -18,6 +18,7 @@ std::string region_label(const trace::Region& r) {
   if (r.measurement == "coll")
     return fmt::format("{} {} {}{}", r.collective, r.algorithm, format_bytes(r.bytes),
                        r.in_place == 1 ? " in place" : r.in_place == 0 ? " out of place" : "");
+  if (r.chunks > 0) return fmt::format("{} D={}, {} chunks", r.measurement, r.D, r.chunks);
   return fmt::format("{} D={}", r.measurement, r.D);
 }
 
@@ -33,6 +34,7 @@ nlohmann::json region_json(const trace::Region& r) {
     j["shard"] = r.shard;
   }
   if (r.in_place >= 0) j["in_place"] = r.in_place == 1;
+  if (r.chunks > 0) j["chunks"] = r.chunks;
   return j;
 }
 
@@ -64,9 +66,12 @@ double ns_to_us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 std::string trace_span_name(const trace::Span& span, const std::vector<trace::Region>& regions) {
   const bool has_region = span.region >= 0 && static_cast<std::size_t>(span.region) < regions.size();
   if (span.category == "iteration" && has_region) return region_label(regions[static_cast<std::size_t>(span.region)]);
-  if (span.category == "step") {
-    for (const auto& [key, value] : span.args)
-      if (key == "step") return fmt::format("{} {}", span.name, value);
+  // Ring steps and the chunks of an overlapped step are numbered.
+  const char* number = span.category == "step" ? "step" : "chunk";
+  for (const auto& [key, value] : span.args) {
+    if (key != number) continue;
+    return span.category == "step" ? fmt::format("{} {}", span.name, value)
+                                   : fmt::format("{} chunk {}", span.name, value);
   }
   return span.name;
 }

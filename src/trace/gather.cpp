@@ -40,7 +40,7 @@ std::vector<std::uint8_t> serialize(const RankTrace& t) {
   nlohmann::json regions = nlohmann::json::array();
   for (const Region& r : t.regions)
     regions.push_back({r.measurement, r.collective, r.algorithm, r.bytes, r.D, r.shard, r.in_place, r.iteration,
-                       r.iterations});
+                       r.iterations, r.chunks});
   const nlohmann::json doc = {{"rank", t.rank},
                               {"host", t.host},
                               {"clock_start", offset_json(t.clock_start)},
@@ -66,7 +66,7 @@ RankTrace deserialize(const std::vector<std::uint8_t>& bytes) {
   for (const auto& r : doc.at("regions")) {
     t.regions.push_back({r.at(0).get<std::string>(), r.at(1).get<std::string>(), r.at(2).get<std::string>(),
                          r.at(3).get<std::uint64_t>(), r.at(4).get<std::uint64_t>(), r.at(5).get<std::uint64_t>(),
-                         r.at(6).get<int>(), r.at(7).get<int>(), r.at(8).get<int>()});
+                         r.at(6).get<int>(), r.at(7).get<int>(), r.at(8).get<int>(), r.at(9).get<int>()});
   }
   for (const auto& s : doc.at("spans")) {
     Span span;

@@ -26,7 +26,7 @@ inline constexpr int kTracks = 2;
 
 // What one traced iteration measured.
 struct Region {
-  std::string measurement;  // "coll", "T_math", "T_comm", "T_step"
+  std::string measurement;  // "coll", "T_math", "T_comm", "T_step", "T_overlap"
   std::string collective;   // "all_reduce", "reduce_scatter", "all_gather"
   std::string algorithm;    // what ran, e.g. "ring/mpi", "auto:pairwise/mpi", "mpi"
   std::uint64_t bytes = 0;  // S, the collective's whole array
@@ -35,6 +35,7 @@ struct Region {
   int in_place = -1;        // coll: 0 out of place, 1 in place; -1: not applicable
   int iteration = 0;        // the traced timed iteration, 0-based
   int iterations = 0;       // timed iterations of the measurement
+  int chunks = 0;           // sweep --overlap: chunks of the overlapped step; 0 otherwise
 };
 
 // A recorded span as data (names copied out of the literals), ready to be

@@ -3,7 +3,9 @@
 one named process per rank, complete events that nest properly on every
 thread, the spans the command promises inside every traced iteration (ring
 steps with their send, receive, reduce and wait spans; GEMMs and
-collectives in sweep), and clock offsets that are small on one host.
+collectives in sweep; with --overlap, chunk GEMMs on the main thread and
+chunk collectives on the communication thread), and clock offsets that are
+small on one host.
 
 usage: check_trace.py FILE RANKS coll|sweep"""
 import json
@@ -78,10 +80,13 @@ def main():
             fail(f"rank {r} has no spans")
 
     # Nesting on every thread, in whole nanoseconds as Perfetto reads them.
-    # Each traced iteration collects the spans inside it.
+    # Each traced iteration (on the main thread) collects the spans inside
+    # it; a communication thread's spans lie within one in time.
     iterations = {}  # pid -> [(iteration event, [descendants])]
+    comm_tids = {tid for tid, name in thread.items() if name.endswith(" comm")}
     for pid, threads in spans.items():
-        for tid, evs in threads.items():
+        for tid in sorted(threads, key=lambda t: t in comm_tids):
+            evs = threads[tid]
             evs.sort(key=lambda e: (round(e["ts"] * 1000), -round(e["dur"] * 1000)))
             stack = []
             current = None
@@ -91,7 +96,18 @@ def main():
                     stack.pop()
                 if stack and b + d > stack[-1][1]:
                     fail(f"pid {pid} tid {tid}: '{e['name']}' overlaps '{stack[-1][2]}' without nesting")
-                if e["cat"] == "iteration":
+                if tid in comm_tids:
+                    if thread[tid] != f"rank {pid - 1} comm":
+                        fail(f"pid {pid}: communication thread {tid} is named '{thread[tid]}'")
+                    if not stack:
+                        around = [it for it in iterations.get(pid, [])
+                                  if round(it[0]["ts"] * 1000) <= b and
+                                  b + d <= round(it[0]["ts"] * 1000) + round(it[0]["dur"] * 1000)]
+                        if len(around) != 1:
+                            fail(f"pid {pid} tid {tid}: '{e['name']}' lies outside every traced iteration")
+                        current = around[0]
+                    current[1].append(e)
+                elif e["cat"] == "iteration":
                     if stack:
                         fail(f"pid {pid}: an iteration nests inside '{stack[-1][2]}'")
                     current = (e, [])
@@ -118,20 +134,21 @@ def arg(e, key):
     return e["args"][key]
 
 
-def check_ring(r, ranks, collective, inner, where):
-    """The ring's steps, each with a send, receives, reductions (when it
-    reduces) and waits, carrying their step index and bytes."""
+def check_ring(r, ranks, collective, inner, where, calls=1):
+    """The ring's steps (once per collective call), each with a send,
+    receives, reductions (when it reduces) and waits, carrying their step
+    index and bytes."""
     phases = {"all_reduce": ["reduce-scatter", "all-gather"], "reduce_scatter": ["reduce-scatter"],
               "all_gather": ["all-gather"]}[collective]
     names = {e["name"] for e in inner}
     for phase in phases:
         for k in range(ranks - 1):
             steps = [e for e in inner if e["name"] == f"{phase} step {k}"]
-            if len(steps) != 1:
-                fail(f"rank {r}, {where}: {len(steps)} spans '{phase} step {k}'")
-            s = steps[0]
-            if arg(s, "step") != k or arg(s, "bytes_sent") < 0 or arg(s, "to") != (r + 1) % ranks:
-                fail(f"rank {r}, {where}: bad args of '{phase} step {k}': {s['args']}")
+            if len(steps) != calls:
+                fail(f"rank {r}, {where}: {len(steps)} spans '{phase} step {k}', expected {calls}")
+            for s in steps:
+                if arg(s, "step") != k or arg(s, "bytes_sent") < 0 or arg(s, "to") != (r + 1) % ranks:
+                    fail(f"rank {r}, {where}: bad args of '{phase} step {k}': {s['args']}")
     need = {"send", "recv", "wait send"} | ({"reduce"} if collective != "all_gather" else set())
     if ranks > 1 and not need <= names:
         fail(f"rank {r}, {where}: missing {sorted(need - names)} among {sorted(names)}")
@@ -194,6 +211,36 @@ def check_sweep(r, ranks, settings, its):
                 check_ring(r, ranks, settings["collective"], inner, f"{what} D={d}")
             if what == "T_step" and gemms[0]["ts"] + gemms[0]["dur"] > calls[0]["ts"] + 1e-3:
                 fail(f"rank {r}, T_step D={d}: the collective starts before the GEMM ends")
+        if settings.get("overlap", 1) > 1:
+            check_overlap(r, ranks, settings, d, by_name)
+
+
+def check_overlap(r, ranks, settings, d, by_name):
+    """K chunk GEMMs and a wait on the main thread; on the communication
+    thread, per chunk a wait for its GEMM and its collective, which starts
+    after that GEMM ended."""
+    K = settings["overlap"]
+    name = f"T_overlap D={d}, {K} chunks"
+    got = by_name.get(name, [])
+    if len(got) != 1:
+        fail(f"rank {r}: {len(got)} traced iterations '{name}'")
+    it, inner = got[0]
+    if it["args"].get("chunks") != K:
+        fail(f"rank {r}, {name}: args.chunks {it['args'].get('chunks')}")
+    main_tid, comm_tid = r + 1, ranks + r + 1
+    for k in range(K):
+        gemm = [e for e in inner if e["name"] == f"gemm chunk {k}" and e["tid"] == main_tid]
+        wait = [e for e in inner if e["name"] == f"wait gemm chunk {k}" and e["tid"] == comm_tid]
+        call = [e for e in inner if e["name"] == f"{settings['collective']} chunk {k}" and e["tid"] == comm_tid]
+        if len(gemm) != 1 or len(wait) != 1 or len(call) != 1:
+            fail(f"rank {r}, {name}, chunk {k}: {len(gemm)} GEMM, {len(wait)} wait and {len(call)} collective spans "
+                 "on the expected threads")
+        if call[0]["ts"] + 1e-3 < gemm[0]["ts"] + gemm[0]["dur"] and settings["backend"] == "cpu":
+            fail(f"rank {r}, {name}: chunk {k}'s collective starts before its GEMM ends")
+    if not [e for e in inner if e["name"] == "wait comm" and e["tid"] == main_tid]:
+        fail(f"rank {r}, {name}: no 'wait comm' span on the main thread")
+    if settings["impl"] == "ring":
+        check_ring(r, ranks, settings["collective"], [e for e in inner if e["tid"] == comm_tid], name, calls=K)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ TEST(TraceSpan, RecordsOnlyWhenTheTracerIsRecordingAtTheStart) {
 
 TEST(Recorder, RecordsOnlyWhileArmed) {
   Recorder rec(16);
-  rec.begin_region({"coll", "all_reduce", "ring/mpi", 1024, 0, 0, 0, 4, 5});
+  rec.begin_region({"coll", "all_reduce", "ring/mpi", 1024, 0, 0, 0, 4, 5, 0});
   { coll::TraceSpan span(tracer_of(&rec), "send", "comm", {{"step", 0}}); }
   rec.set_recording(true);
   { coll::TraceSpan span(tracer_of(&rec), "recv", "wait", {{"step", 1}, {"bytes", 64}, {"from", 2}}); }
@@ -72,12 +72,12 @@ TEST(Recorder, RecordsOnlyWhileArmed) {
 TEST(Recorder, ChildEndsBeforeParentAndSpansKeepTheirRegion) {
   Recorder rec(16);
   rec.set_recording(true);
-  rec.begin_region({"T_math", "all_reduce", "ring/mpi", 64, 8, 4, -1, 0, 1});
+  rec.begin_region({"T_math", "all_reduce", "ring/mpi", 64, 8, 4, -1, 0, 1, 0});
   {
     coll::TraceSpan parent(tracer_of(&rec), "iteration", "iteration");
     coll::TraceSpan child(tracer_of(&rec), "gemm", "compute", {{"m", 2}, {"n", 3}, {"k", 4}});
   }
-  rec.begin_region({"T_comm", "all_reduce", "ring/mpi", 64, 8, 4, -1, 0, 1});
+  rec.begin_region({"T_comm", "all_reduce", "ring/mpi", 64, 8, 4, -1, 0, 1, 0});
   { coll::TraceSpan span(tracer_of(&rec), "all_reduce", "collective"); }
   const RankTrace t = rec.collect(0);
   ASSERT_EQ(t.spans.size(), 3u);
@@ -122,7 +122,7 @@ TEST(Gather, SerializationRoundTrips) {
   t.clock_end = {0.2500001, 2e-5, 160.0, 16};
   t.dropped = 3;
   t.capacity = 1024;
-  t.regions.push_back({"T_step", "reduce_scatter", "ring/mpi", 4096, 512, 171, -1, 9, 10});
+  t.regions.push_back({"T_overlap", "reduce_scatter", "ring/mpi", 4096, 512, 171, -1, 9, 10, 4});
   t.spans.push_back({"reduce-scatter step", "step", 0, 0, 101.5, 101.75, {{"step", 1}, {"bytes_sent", 1 << 20}}});
   t.spans.push_back({"recv", "wait", 1, 0, 101.6, 101.7, {{"bytes", -1}}});
   const RankTrace u = deserialize(serialize(t));
@@ -135,12 +135,13 @@ TEST(Gather, SerializationRoundTrips) {
   EXPECT_EQ(u.dropped, 3u);
   EXPECT_EQ(u.capacity, 1024u);
   ASSERT_EQ(u.regions.size(), 1u);
-  EXPECT_EQ(u.regions[0].measurement, "T_step");
+  EXPECT_EQ(u.regions[0].measurement, "T_overlap");
   EXPECT_EQ(u.regions[0].collective, "reduce_scatter");
   EXPECT_EQ(u.regions[0].D, 512u);
   EXPECT_EQ(u.regions[0].shard, 171u);
   EXPECT_EQ(u.regions[0].in_place, -1);
   EXPECT_EQ(u.regions[0].iteration, 9);
+  EXPECT_EQ(u.regions[0].chunks, 4);
   ASSERT_EQ(u.spans.size(), 2u);
   EXPECT_EQ(u.spans[0].name, "reduce-scatter step");
   EXPECT_EQ(u.spans[0].category, "step");

@@ -28,7 +28,7 @@ std::vector<RankTrace> two_ranks() {
     const double shift = r == 0 ? 0.0 : -5.0;
     t.clock_start = {r == 0 ? 0.0 : 5.0, r == 0 ? 0.0 : 2e-6, 10.0 + shift, 16};
     t.clock_end = {r == 0 ? 0.0 : 5.0, r == 0 ? 0.0 : 3e-6, 20.0 + shift, 16};
-    t.regions.push_back({"coll", "all_reduce", "ring/mpi", 1 << 20, 0, 0, 1, 19, 20});
+    t.regions.push_back({"coll", "all_reduce", "ring/mpi", 1 << 20, 0, 0, 1, 19, 20, 0});
     t.spans.push_back({"reduce-scatter step", "step", 0, 0, 12.000001 + shift, 12.000004 + shift,
                        {{"step", 1}, {"bytes_sent", 4096}}});
     t.spans.push_back({"iteration", "iteration", 0, 0, 12.0 + shift, 12.00001 + shift, {}});
@@ -103,6 +103,26 @@ TEST(TraceReport, NamesStepsAndIterations) {
     EXPECT_EQ(e.at("args").at("iterations"), 20);
     EXPECT_EQ(e.at("args").at("bytes"), 1 << 20);
     EXPECT_EQ(e.at("args").at("in_place"), true);
+  }
+}
+
+TEST(TraceReport, NamesTheChunksOfAnOverlappedStep) {
+  std::vector<RankTrace> ranks(1);
+  ranks[0].regions.push_back({"T_overlap", "all_reduce", "ring/mpi", 4096, 512, 256, -1, 9, 10, 4});
+  ranks[0].spans = {{"iteration", "iteration", 0, 0, 1.0, 2.0, {}},
+                    {"gemm", "compute", 0, 0, 1.1, 1.2, {{"chunk", 2}, {"elements", 64}}},
+                    {"all_reduce", "collective", 1, 0, 1.2, 1.3, {{"bytes", 256}, {"chunk", 2}}},
+                    {"wait comm", "wait", 0, 0, 1.5, 1.9, {{"chunks", 4}}}};
+  const auto doc = written(ranks);
+  std::map<std::string, int> tid_of;
+  for (const auto& e : doc.at("traceEvents"))
+    if (e.at("ph") == "X") tid_of[e.at("name").get<std::string>()] = e.at("tid").get<int>();
+  EXPECT_EQ(tid_of, (std::map<std::string, int>{
+                        {"T_overlap D=512, 4 chunks", 1}, {"gemm chunk 2", 1}, {"all_reduce chunk 2", 2}, {"wait comm", 1}}));
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("cat") == "iteration") {
+      EXPECT_EQ(e.at("args").at("chunks"), 4);
+    }
   }
 }
 
