@@ -1,5 +1,6 @@
 #include "collectives/direct.h"
 
+#include <cstdint>
 #include <vector>
 
 #include "collectives/blocks.h"
@@ -43,15 +44,22 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
   const auto* in = static_cast<const std::byte*>(send);
   const std::byte* own = all_reduce ? in : in + part.offset(rank) * es;
   const bool in_place = own == recv;
+  Tracer* const tr = s.options.tracer;
+  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  const std::int64_t peers = n - 1;
 
   if (n == 1 || mine == 0) {
     // One rank, or nothing arrives here; peers may still need our blocks.
     if (n > 1) {
-      for (int p = 1; p < n; ++p) {
-        const int dst = (rank + p) % n;
-        const std::size_t len = all_reduce ? count : part.size(dst);
-        if (len > 0) s.sends.push_back(t.isend(all_reduce ? in : in + part.offset(dst) * es, len * es, dst, s.options.tag + 2));
+      {
+        TraceSpan span(tr, "send", "comm", {{"bytes", i64((count - mine) * es)}, {"peers", peers}});
+        for (int p = 1; p < n; ++p) {
+          const int dst = (rank + p) % n;
+          const std::size_t len = all_reduce ? count : part.size(dst);
+          if (len > 0) s.sends.push_back(t.isend(all_reduce ? in : in + part.offset(dst) * es, len * es, dst, s.options.tag + 2));
+        }
       }
+      TraceSpan span(tr, "wait send", "wait", {{"peers", peers}});
       wait_all(s.sends);
     } else {
       mem.copy(recv, send, mine * es);
@@ -69,11 +77,15 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
     const int src = (rank - p + n) % n;
     s.recvs.push_back(t.irecv(slot(src), slot_bytes, src, tag));
   }
-  for (int p = 1; p < n; ++p) {
-    const int dst = (rank + p) % n;
-    const std::size_t len = all_reduce ? count : part.size(dst);
-    if (len == 0) continue;  // that peer expects nothing
-    s.sends.push_back(t.isend(all_reduce ? in : in + part.offset(dst) * es, len * es, dst, tag));
+  {
+    TraceSpan span(tr, "send", "comm",
+                   {{"bytes", i64((all_reduce ? count * static_cast<std::size_t>(peers) : count - mine) * es)}, {"peers", peers}});
+    for (int p = 1; p < n; ++p) {
+      const int dst = (rank + p) % n;
+      const std::size_t len = all_reduce ? count : part.size(dst);
+      if (len == 0) continue;  // that peer expects nothing
+      s.sends.push_back(t.isend(all_reduce ? in : in + part.offset(dst) * es, len * es, dst, tag));
+    }
   }
   // In place, the output overwrites this rank's contribution before the
   // rank-order reduction reaches it (unless it is one of the first two).
@@ -82,15 +94,27 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
     mem.copy(slot(rank), own, slot_bytes);
     mine_src = slot(rank);
   }
-  wait_all(s.recvs);
+  {
+    TraceSpan span(tr, "recv", "wait", {{"bytes", i64(slot_bytes) * peers}, {"peers", peers}});
+    wait_all(s.recvs);
+  }
   // In place, AllReduce's peers read the output buffer until their receives
   // complete; ReduceScatter's read other blocks only.
-  if (in_place && all_reduce) wait_all(s.sends);
+  if (in_place && all_reduce) {
+    TraceSpan span(tr, "wait send", "wait", {{"peers", peers}});
+    wait_all(s.sends);
+  }
   const auto contribution = [&](int r) -> const std::byte* { return r == rank ? mine_src : slot(r); };
   auto* out = static_cast<std::byte*>(recv);
-  mem.reduce(out, contribution(0), contribution(1), mine, type, op);
-  for (int r = 2; r < n; ++r) mem.reduce(out, out, contribution(r), mine, type, op);
-  wait_all(s.sends);
+  {
+    TraceSpan span(tr, "reduce", "compute", {{"bytes", i64(slot_bytes) * peers}});
+    mem.reduce(out, contribution(0), contribution(1), mine, type, op);
+    for (int r = 2; r < n; ++r) mem.reduce(out, out, contribution(r), mine, type, op);
+  }
+  {
+    TraceSpan span(tr, "wait send", "wait", {{"peers", peers}});
+    wait_all(s.sends);
+  }
   if (op == ReduceOp::Avg) mem.divide(recv, mine, type, n);
   mem.synchronize();
 }

@@ -1,25 +1,39 @@
 #include "collectives/ring_all_gather.h"
 
+#include <cstdint>
+
 #include "collectives/blocks.h"
 
 namespace shardroof::coll {
 
 void ring_all_gather_in_place(Transport& transport, void* buf, std::size_t count,
-                              std::size_t element_bytes, int tag) {
+                              std::size_t element_bytes, int tag, Tracer* tracer) {
   const int n = transport.size();
   const int rank = transport.rank();
   const BlockPartition part(count, n);
   auto* base = static_cast<std::byte*>(buf);
   const int next = (rank + 1) % n;
   const int prev = (rank + n - 1) % n;
+  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   for (int step = 0; step < n - 1; ++step) {
     const int b_send = ((rank - step) % n + n) % n;
     const int b_recv = ((rank - step - 1) % n + n) % n;
-    auto r = transport.irecv(base + part.offset(b_recv) * element_bytes,
-                             part.size(b_recv) * element_bytes, prev, tag);
-    auto s = transport.isend(base + part.offset(b_send) * element_bytes,
-                             part.size(b_send) * element_bytes, next, tag);
-    r->wait();
+    const std::size_t send_bytes = part.size(b_send) * element_bytes;
+    const std::size_t recv_bytes = part.size(b_recv) * element_bytes;
+    TraceSpan step_span(tracer, "all-gather step", "step",
+                        {{"step", step}, {"bytes_sent", i64(send_bytes)}, {"bytes_received", i64(recv_bytes)},
+                         {"to", next}, {"from", prev}});
+    auto r = transport.irecv(base + part.offset(b_recv) * element_bytes, recv_bytes, prev, tag);
+    RequestPtr s;
+    {
+      TraceSpan span(tracer, "send", "comm", {{"step", step}, {"bytes", i64(send_bytes)}, {"segments", 1}, {"to", next}});
+      s = transport.isend(base + part.offset(b_send) * element_bytes, send_bytes, next, tag);
+    }
+    {
+      TraceSpan span(tracer, "recv", "wait", {{"step", step}, {"bytes", i64(recv_bytes)}, {"from", prev}});
+      r->wait();
+    }
+    TraceSpan span(tracer, "wait send", "wait", {{"step", step}, {"bytes", i64(send_bytes)}, {"to", next}});
     s->wait();
   }
 }
@@ -33,7 +47,7 @@ void RingAllGather::run(const void* send, void* recv, std::size_t count, DataTyp
   const std::size_t es = size_of(type);
   auto* own = static_cast<std::byte*>(recv) + part.offset(transport_.rank()) * es;
   memory_.copy(own, send, part.size(transport_.rank()) * es);  // no-op in place
-  ring_all_gather_in_place(transport_, recv, count, es, options_.tag + 1);
+  ring_all_gather_in_place(transport_, recv, count, es, options_.tag + 1, options_.tracer);
   memory_.synchronize();
 }
 

@@ -11,6 +11,7 @@
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/ring_options.h"
+#include "collectives/trace.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -30,7 +31,9 @@ class RingAllGather final : public Collective {
 
 // The gather phase on a buffer that already holds block `rank` in place;
 // shared by RingAllGather and RingAllReduce.
+// `tracer` (may be null) receives a span per step and per send, receive and
+// wait.
 void ring_all_gather_in_place(Transport& transport, void* buf, std::size_t count,
-                              std::size_t element_bytes, int tag);
+                              std::size_t element_bytes, int tag, Tracer* tracer = nullptr);
 
 }  // namespace shardroof::coll

@@ -32,7 +32,7 @@ void RingAllReduce::run(const void* send, void* recv, std::size_t count, DataTyp
     // output is filled without an up-front copy.
     detail::ring_reduce_scatter_phase(t, impl_->memory, impl_->options, impl_->segments,
                                       impl_->unused_blocks, send, recv, nullptr, count, type, op);
-    ring_all_gather_in_place(t, recv, count, es, impl_->options.tag + 1);
+    ring_all_gather_in_place(t, recv, count, es, impl_->options.tag + 1, impl_->options.tracer);
   }
   if (op == ReduceOp::Avg) impl_->memory.divide(recv, count, type, t.size());
   impl_->memory.synchronize();

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "collectives/trace.h"
+
 namespace shardroof::coll {
 
 struct RingOptions {
@@ -11,6 +13,10 @@ struct RingOptions {
   std::size_t segment_bytes = std::size_t{1} << 20;
   // Tag base for this collective's messages on the transport.
   int tag = 0x5200;
+  // Receives this collective's spans (steps, sends, receives, reductions,
+  // waits) while it records; borrowed, may be null (no tracing). A
+  // collective run on another thread takes that thread's tracer.
+  Tracer* tracer = nullptr;
 };
 
 }  // namespace shardroof::coll

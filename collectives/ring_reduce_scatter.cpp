@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "collectives/blocks.h"
@@ -37,6 +38,8 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
     return work + static_cast<std::size_t>(step % 2) * part.max_size() * es;
   };
 
+  Tracer* const tr = options.tracer;
+  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   std::vector<RequestPtr> sends;
   for (int step = 0; step < n - 1; ++step) {
     const int b_send = mod(rank - step - 1);
@@ -45,10 +48,18 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
     const std::size_t n_send = part.size(b_send);
     const std::size_t n_recv = part.size(b_recv);
     const int tag = options.tag;
+    TraceSpan step_span(tr, "reduce-scatter step", "step",
+                        {{"step", step}, {"bytes_sent", i64(n_send * es)}, {"bytes_received", i64(n_recv * es)},
+                         {"to", next}, {"from", prev}});
 
-    for (std::size_t off = 0; off < n_send; off += seg_elems) {
-      const std::size_t len = std::min(seg_elems, n_send - off);
-      sends.push_back(transport.isend(src + off * es, len * es, next, tag));
+    {
+      TraceSpan span(tr, "send", "comm",
+                     {{"step", step}, {"bytes", i64(n_send * es)},
+                      {"segments", i64((n_send + seg_elems - 1) / seg_elems)}, {"to", next}});
+      for (std::size_t off = 0; off < n_send; off += seg_elems) {
+        const std::size_t len = std::min(seg_elems, n_send - off);
+        sends.push_back(transport.isend(src + off * es, len * es, next, tag));
+      }
     }
 
     const std::byte* mine = in + part.offset(b_recv) * es;
@@ -62,13 +73,18 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
     if (nseg > 0) post(0);
     for (std::size_t j = 0; j < nseg; ++j) {
       if (j + 1 < nseg) post(j + 1);
-      recvs[j % 2]->wait();
       const std::size_t off = j * seg_elems;
       const std::size_t len = std::min(seg_elems, n_recv - off);
+      {
+        TraceSpan span(tr, "recv", "wait", {{"step", step}, {"segment", i64(j)}, {"bytes", i64(len * es)}, {"from", prev}});
+        recvs[j % 2]->wait();
+      }
+      TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", i64(j)}, {"bytes", i64(len * es)}});
       memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
     }
     // The next step sends what this one reduced, and the buffer this step
     // sent from is written again two steps later: both need the sends done.
+    TraceSpan span(tr, "wait send", "wait", {{"step", step}, {"bytes", i64(n_send * es)}, {"to", next}});
     wait_all(sends);
   }
 }

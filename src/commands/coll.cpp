@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -14,6 +15,9 @@
 #include "report/coll_report.h"
 #include "report/environment.h"
 #include "report/results_file.h"
+#include "report/trace_report.h"
+#include "trace/clock_sync.h"
+#include "trace/session.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -39,6 +43,7 @@ struct CollFlags {
   std::string transport = "mpi";
   std::string segment_bytes = "1M";
   std::string json;
+  std::string trace;
 };
 
 class CollCommand final : public Command {
@@ -64,6 +69,9 @@ class CollCommand final : public Command {
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
+    app.add_option("--trace", f_.trace,
+                   "Write a Chrome trace-event JSON of the last timed iteration of each size to FILE "
+                   "(open it in ui.perfetto.dev)");
   }
 
   int run(RunContext& ctx) override {
@@ -81,8 +89,12 @@ class CollCommand final : public Command {
                        fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
     });
     const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
+    const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
+    std::optional<trace::TraceSession> tracing;
+    if (!trace_path.empty()) tracing.emplace(ctx.mpi.world());
+    trace::Recorder* recorder = tracing ? &tracing->recorder() : nullptr;
 
     nlohmann::json doc;
     doc["command"] = "coll";
@@ -103,7 +115,7 @@ class CollCommand final : public Command {
     for (const auto bytes : plan.sizes) {
       for (Impl impl : plan.impls) {
         WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(plan.kind), to_string(impl), format_bytes(bytes)));
-        auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes);
+        auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes, recorder);
         console.row(recs[0], recs[1]);
         for (auto& r : recs) {
           doc["results"].push_back(to_json(r));
@@ -123,11 +135,28 @@ class CollCommand final : public Command {
       }
     }
     console.footer(all);
+    if (tracing) {
+      // Every rank gets here, interrupted or not: the traced sizes are kept.
+      const auto ranks = tracing->finish();
+      if (ctx.mpi.is_root()) {
+        TraceInfo info;
+        info.command = "coll";
+        info.traced = "the last timed iteration of each size, implementation and placement (out of place, in place); "
+                      "warm-up and the other timed iterations are not traced";
+        info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
+        if (backend == Backend::Cuda)
+          info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
+                             "not when kernels ran";
+        info.settings = settings_json(plan);
+        write_json_atomically(trace_path, chrome_trace_json(ranks, info));
+      }
+    }
     if (interrupted) {
       doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
       if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
     }
     if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
+    if (!trace_path.empty()) ctx.out << "# trace written to " << trace_path << " (open it in https://ui.perfetto.dev)\n";
     if (interrupted) {
       // One write, so the launcher does not interleave it with stdout.
       if (ctx.mpi.is_root())

@@ -22,11 +22,14 @@
 #include "report/preset_report.h"
 #include "report/results_file.h"
 #include "report/sweep_report.h"
+#include "report/trace_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
+#include "trace/clock_sync.h"
+#include "trace/session.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -54,6 +57,7 @@ struct SweepFlags {
   std::string overlap = "1";
   std::string json;
   std::string csv;
+  std::string trace;
   std::string model_hw;
   std::string model_link;
   std::string link_from;
@@ -116,6 +120,9 @@ class SweepCommand final : public Command {
     app.add_option("--link-from", f_.link_from,
                    "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
     app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
+    app.add_option("--trace", f_.trace,
+                   "Write a Chrome trace-event JSON of the last timed iteration of T_math, T_comm, T_step (and "
+                   "T_overlap) at every D to FILE (open it in ui.perfetto.dev)");
     app.add_option("--model-hw", f_.model_hw,
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
@@ -138,6 +145,7 @@ class SweepCommand final : public Command {
     // fresh name, says so, and every rank agrees on it.
     const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
     const std::string csv_path = agree_output_path(ctx.mpi.world(), f_.csv, ctx.force, "--csv", ctx.progress);
+    const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
     std::unique_ptr<ComputeBackend> backend;
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] {
@@ -147,7 +155,9 @@ class SweepCommand final : public Command {
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
     });
 
-    sweep::SweepRunner runner(plan, *backend, *setup, ctx.mpi.world());
+    std::optional<trace::TraceSession> tracing;
+    if (!trace_path.empty()) tracing.emplace(ctx.mpi.world());
+    sweep::SweepRunner runner(plan, *backend, *setup, ctx.mpi.world(), tracing ? &tracing->recorder() : nullptr);
     SweepContext sc;
     sc.ranks = ranks;
     sc.backend = backend->describe();
@@ -218,6 +228,24 @@ class SweepCommand final : public Command {
       // Each point reaches the files as soon as it is measured.
       write_files();
     }
+    if (tracing) {
+      // Every rank gets here, interrupted or not: the traced points are kept.
+      const auto ranks_traced = tracing->finish();
+      if (ctx.mpi.is_root()) {
+        TraceInfo info;
+        info.command = "sweep";
+        info.traced = std::string("the last timed iteration of T_math, T_comm") +
+                      (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
+                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, the "
+                      "collective fit) are not traced";
+        info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
+        if (plan.backend == Backend::Cuda)
+          info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
+                             "not when kernels ran";
+        info.settings = doc["settings"];
+        write_json_atomically(trace_path, chrome_trace_json(ranks_traced, info));
+      }
+    }
     if (interrupted) {
       doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
       write_files();
@@ -233,6 +261,7 @@ class SweepCommand final : public Command {
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
     if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
     if (!csv_path.empty()) ctx.out << "# CSV written to " << csv_path << "\n";
+    if (!trace_path.empty()) ctx.out << "# trace written to " << trace_path << " (open it in https://ui.perfetto.dev)\n";
 
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;

@@ -43,9 +43,12 @@ struct Buffers {
 }  // namespace
 
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                           Impl impl, std::uint64_t bytes) {
+                                           Impl impl, std::uint64_t bytes, trace::Recorder* trace) {
   auto& mem = setup.memory();
-  auto collective = setup.make(plan.kind, impl, plan.ring);
+  coll::Tracer* const tracer = trace::tracer_of(trace);
+  coll::RingOptions ring = plan.ring;
+  ring.tracer = tracer;
+  auto collective = setup.make(plan.kind, impl, ring);
   const int rank = setup.transport().rank();
   const int n = setup.transport().size();
   const std::size_t es = coll::size_of(plan.type);
@@ -102,10 +105,23 @@ std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, cons
         mem.synchronize();
       };
     }
-    rec.time = measure(comm, plan.timing, clock,
-                       [&](int) { collective->run(s, r, count, plan.type, plan.op); }, restore);
+    if (trace)
+      trace->begin_region({"coll", std::string(coll::to_string(plan.kind)), rec.algorithm, rec.bytes, 0, 0,
+                           in_place ? 1 : 0, plan.timing.iters - 1, plan.timing.iters, 0});
+    // A span keeps its name as a pointer: to_string views a string literal.
+    const char* kind_name = coll::to_string(plan.kind).data();
+    rec.time = measure(
+        comm, plan.timing, clock,
+        [&](int) {
+          coll::TraceSpan iteration(tracer, "iteration", "iteration");
+          coll::TraceSpan call(tracer, kind_name, "collective", {{"bytes", static_cast<std::int64_t>(rec.bytes)}});
+          collective->run(s, r, count, plan.type, plan.op);
+        },
+        trace::record_last_iteration(trace, plan.timing, restore));
+    if (trace) trace->set_recording(false);
     // `auto` picks by size: record what it ran at this one.
     if (impl == Impl::Auto) rec.algorithm = collective->algorithm() + "/" + std::string(setup.transport().name());
+    if (trace) trace->current_region().algorithm = rec.algorithm;
     const double t = rec.time.median;
     rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
     rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);

@@ -9,6 +9,7 @@
 #include "collectives/collective.h"
 #include "measure/comm_setup.h"
 #include "timing/timing.h"
+#include "trace/recorder.h"
 
 namespace shardroof {
 
@@ -46,7 +47,9 @@ std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max
                                       std::size_t element_bytes);
 
 // Measures `impl` at `bytes`: returns the out-of-place and the in-place record.
+// With a recorder, the last timed iteration of each is traced (a region per
+// placement), on the main track.
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                           Impl impl, std::uint64_t bytes);
+                                           Impl impl, std::uint64_t bytes, trace::Recorder* trace = nullptr);
 
 }  // namespace shardroof

@@ -9,8 +9,9 @@
 
 namespace shardroof::sweep {
 
-SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm)
-    : plan_(plan), backend_(backend), setup_(setup), comm_(comm) {
+SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm,
+                         trace::Recorder* trace)
+    : plan_(plan), backend_(backend), setup_(setup), comm_(comm), trace_(trace) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &ranks_);
 }
@@ -45,20 +46,51 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
     mem.copy(y->data(), host.data(), shard.size * F * es);
     mem.synchronize();
   }
+  coll::Tracer* const tracer = trace::tracer_of(trace_);
+  coll::RingOptions ring = plan_.ring;
+  ring.tracer = tracer;
   auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
-  auto collective = setup_.make(plan_.kind, plan_.impl, plan_.ring);
+  auto collective = setup_.make(plan_.kind, plan_.impl, ring);
   auto clock = backend_.make_clock();
+  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
+  // A span keeps its name as a pointer: to_string views a string literal.
+  const char* kind_name = coll::to_string(plan_.kind).data();
+  const auto run_gemm = [&] {
+    coll::TraceSpan span(tracer, "gemm", "compute", {{"m", i64(B)}, {"n", i64(F)}, {"k", i64(shard.size)}});
+    gemm->run();
+  };
   const auto reduce = [&] {
+    coll::TraceSpan span(tracer, kind_name, "collective", {{"bytes", i64(BF * es)}});
     collective->run(partial->data(), z->data(), BF, plan_.type, coll::ReduceOp::Sum);
+  };
+  // Each measurement is a region of the trace; its last timed iteration is recorded.
+  const auto timed = [&](const char* what, int chunks, const auto& body) {
+    if (trace_)
+      trace_->begin_region({what, std::string(coll::to_string(plan_.kind)), setup_.describe(plan_.impl), BF * es, D,
+                            shard.size, -1, plan_.timing.iters - 1, plan_.timing.iters, chunks});
+    const TimeStats t = measure(
+        comm_, plan_.timing, *clock,
+        [&](int) {
+          coll::TraceSpan iteration(tracer, "iteration", "iteration");
+          body();
+        },
+        trace::record_last_iteration(trace_, plan_.timing));
+    if (trace_) {
+      trace_->set_recording(false);
+      // `auto` picks by size: name what it ran.
+      if (plan_.impl == Impl::Auto)
+        trace_->current_region().algorithm = collective->algorithm() + "/" + std::string(setup_.transport().name());
+    }
+    return t;
   };
 
   PointRecord rec;
   rec.D = D;
   rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
-  rec.t_math = measure(comm_, plan_.timing, *clock, [&](int) { gemm->run(); });
-  rec.t_comm = measure(comm_, plan_.timing, *clock, [&](int) { reduce(); });
-  rec.t_step = measure(comm_, plan_.timing, *clock, [&](int) {
-    gemm->run();
+  rec.t_math = timed("T_math", 0, run_gemm);
+  rec.t_comm = timed("T_comm", 0, reduce);
+  rec.t_step = timed("T_step", 0, [&] {
+    run_gemm();
     reduce();
   });
   const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
@@ -98,12 +130,24 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
     }
     auto chunk_gemm = backend_.prepare_gemm_chunks(B, F, shard.size, x->data(), y->data(), std::move(blocks),
                                                    plan_.type);
+    // The chunks' collective runs on the communication thread: an instance
+    // of its own, whose spans go to that thread's track (traced or not, so
+    // tracing times the same code).
+    coll::RingOptions comm_ring = plan_.ring;
+    comm_ring.tracer = trace::tracer_of(trace_, trace::Track::Comm);
+    auto chunk_collective = setup_.make(plan_.kind, plan_.impl, comm_ring);
+    coll::Tracer* const comm_tracer = comm_ring.tracer;
     ChunkWorker comm_thread([&] { backend_.enter_thread(); },
                             [&](std::size_t k) {
                               const Chunk& c = chunks[k];
-                              chunk_gemm->wait_for(k);
-                              collective->run(partial_bytes + c.send * es, z_bytes + c.recv * es, c.count,
-                                              plan_.type, coll::ReduceOp::Sum);
+                              {
+                                coll::TraceSpan span(comm_tracer, "wait gemm", "wait", {{"chunk", i64(k)}});
+                                chunk_gemm->wait_for(k);
+                              }
+                              coll::TraceSpan span(comm_tracer, kind_name, "collective",
+                                                   {{"bytes", i64(c.count * es)}, {"chunk", i64(k)}});
+                              chunk_collective->run(partial_bytes + c.send * es, z_bytes + c.recv * es, c.count,
+                                                    plan_.type, coll::ReduceOp::Sum);
                             });
     // The step above left a correct Z (and partial sum) behind; NaN bytes in
     // their place make a chunk that the overlapped step never writes, or
@@ -114,12 +158,17 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
       mem.copy(z->data(), nan_bytes.data(), out_count * es);
       mem.synchronize();
     }
-    rec.t_overlap = measure(comm_, plan_.timing, *clock, [&](int) {
+    rec.t_overlap = timed("T_overlap", plan_.overlap, [&] {
       chunk_gemm->begin();
       for (std::size_t k = 0; k < chunks.size(); ++k) {
-        chunk_gemm->run(k);     // chunk k's GEMM (queued on its own stream on a GPU)
+        {
+          coll::TraceSpan span(tracer, "gemm", "compute",
+                               {{"chunk", i64(k)}, {"elements", i64(chunks[k].count)}, {"k", i64(shard.size)}});
+          chunk_gemm->run(k);  // chunk k's GEMM (queued on its own stream on a GPU)
+        }
         comm_thread.submit(k);  // its collective, while chunk k + 1 computes
       }
+      coll::TraceSpan span(tracer, "wait comm", "wait", {{"chunks", i64(chunks.size())}});
       comm_thread.wait();
     });
     if (plan_.check) rec.overlap_check = check_z();

@@ -25,6 +25,7 @@
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "timing/timing.h"
+#include "trace/recorder.h"
 
 namespace shardroof::sweep {
 
@@ -63,7 +64,10 @@ struct RunCeilings {
 
 class SweepRunner {
  public:
-  SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm);
+  // With a recorder, measure_point traces the last timed iteration of
+  // T_math, T_comm and T_step (a region each); the ceilings are not traced.
+  SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm,
+              trace::Recorder* trace = nullptr);
 
   // Changes the overlapped step's chunks after planning: tests make a chunk
   // wrong through it to show that the check catches it.
@@ -84,6 +88,7 @@ class SweepRunner {
   ComputeBackend& backend_;
   CommSetup& setup_;
   MPI_Comm comm_;
+  trace::Recorder* trace_;
   int rank_ = 0;
   int ranks_ = 1;
 };
