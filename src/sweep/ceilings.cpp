@@ -80,7 +80,7 @@ ReduceRate measure_reduce_rate(coll::MemoryOps& memory, MPI_Comm comm, coll::Dat
 
 std::vector<std::uint64_t> fit_sizes(std::uint64_t center, std::size_t element_bytes) {
   std::vector<std::uint64_t> out;
-  for (const double f : {0.125, 0.25, 0.5, 1.0, 2.0}) {
+  for (const double f : {0.5, 0.75, 1.0, 1.25, 1.5}) {
     auto s = static_cast<std::uint64_t>(static_cast<double>(center) * f) / element_bytes * element_bytes;
     s = std::max<std::uint64_t>(s, element_bytes);
     if (out.empty() || out.back() != s) out.push_back(s);
@@ -105,16 +105,23 @@ CollectiveTimings time_collective_sizes(CommSetup& setup, MPI_Comm comm, coll::C
   }
   HostClock clock;
   CollectiveTimings out;
-  std::vector<double> x, y;
+  // The sizes take turns within each iteration, so a change of load (or of
+  // the transport's state) during the fit shifts every size alike and tilts
+  // the line less.
+  std::vector<IterationFn> ops;
   for (const auto s : bytes) {
     const std::size_t count = s / es;
-    out.bytes.push_back(s);
-    out.time.push_back(measure(comm, timing, clock, [&](int) {
+    ops.push_back([&, count](int) {
       collective->run(send->data(), recv->data(), count, type, coll::ReduceOp::Sum);
       mem.synchronize();
-    }));
-    x.push_back(static_cast<double>(s));
-    y.push_back(out.time.back().median);
+    });
+  }
+  out.bytes = bytes;
+  out.time = measure_interleaved(comm, timing, clock, ops);
+  std::vector<double> x, y;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    x.push_back(static_cast<double>(bytes[i]));
+    y.push_back(out.time[i].median);
   }
   out.line = least_squares(x, y);
   return out;

@@ -64,8 +64,13 @@ CollectiveTimings time_collective_sizes(CommSetup& setup, MPI_Comm comm, coll::C
                                         const coll::RingOptions& ring, coll::DataType type,
                                         const std::vector<std::uint64_t>& bytes, const TimingPlan& timing);
 
-// Sizes around `center` bytes for the fit: center * {1/8, 1/4, 1/2, 1, 2},
-// whole elements, at least one element.
+// Sizes for the fit, spaced evenly around `center` bytes: center * {1/2,
+// 3/4, 1, 5/4, 3/2}, whole elements, at least one element. The sweep's
+// model needs T_comm at exactly one size, S = B*F*s, and a least-squares
+// line passes through the mean of its points: with sizes whose mean is S,
+// the fitted T_comm(S) is the mean of the measured times whatever the
+// curvature of the real T(S) (a transport's protocol switches, a shaped
+// link's burst), which a range reaching far below S (S/8) does not give.
 std::vector<std::uint64_t> fit_sizes(std::uint64_t center, std::size_t element_bytes);
 
 }  // namespace shardroof::sweep

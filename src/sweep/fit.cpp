@@ -66,13 +66,16 @@ LineFit least_squares(const std::vector<double>& x, const std::vector<double>& y
   } else {
     fit.intercept = my;
   }
-  if (fit.intercept < 0) {
-    double sx2 = 0, sxy0 = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      sx2 += x[i] * x[i];
-      sxy0 += x[i] * y[i];
-    }
-    fit.slope = sx2 > 0 ? sxy0 / sx2 : 0;
+  if (fit.intercept < 0 || (fit.slope <= 0 && my > 0)) {
+    // A negative latency, or times that do not grow with the size (noise
+    // larger than the bandwidth term over the sizes, on a fast link under
+    // load), cannot be inverted into alpha and W. Through the origin and the
+    // centroid (slope = sum y / sum x), not the least-squares line through
+    // the origin (sum xy / sum x^2): that one leans on the largest x and
+    // misses the mean, so its value at the centre of the sizes, the one the
+    // model uses, would be off by about a quarter of a negative intercept for
+    // sizes S/8..2S.
+    fit.slope = mx > 0 ? my / mx : 0;
     fit.intercept = 0;
     fit.through_origin = true;
   }

@@ -39,11 +39,13 @@ struct LineFit {
   double intercept = 0;
   double slope = 0;
   double r2 = 0;
-  bool through_origin = false;  // the free fit gave a negative intercept
+  bool through_origin = false;  // the free fit gave a negative intercept or slope
 };
 
-// Least squares y = intercept + slope * x; refits through the origin when
-// the intercept comes out negative (a latency cannot be negative).
+// Least squares y = intercept + slope * x. When the intercept comes out
+// negative or the slope not positive (a latency cannot be negative, nor a
+// bandwidth), the line through the origin and the centroid instead. Either
+// way the line passes through (mean x, mean y).
 LineFit least_squares(const std::vector<double>& x, const std::vector<double>& y);
 
 struct LinkFit {

@@ -64,4 +64,47 @@ TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const Ite
   return summarize(time_iterations(comm, plan, clock, op, prepare));
 }
 
+std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                                  const std::vector<IterationFn>& ops) {
+  const std::size_t n_ops = ops.size();
+  for (int i = 0; i < plan.warmup; ++i) {
+    for (std::size_t k = 0; k < n_ops; ++k) {
+      WatchdogScope step(fmt::format("warm-up iteration {} of {}, operation {} of {}", i + 1, plan.warmup, k + 1,
+                                     n_ops));
+      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+      ops[k](-1 - i);
+    }
+  }
+  const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
+  // Operation-major, so each operation's samples are contiguous for the reduction.
+  std::vector<double> local(n_ops * iters);
+  for (std::size_t i = 0; i < iters; ++i) {
+    for (std::size_t k = 0; k < n_ops; ++k) {
+      WatchdogScope step(fmt::format("timed iteration {} of {}, operation {} of {}", i + 1, iters, k + 1, n_ops));
+      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+      clock.start();
+      ops[k](static_cast<int>(i));
+      local[k * iters + i] = clock.stop();
+    }
+  }
+  std::vector<double> slowest(local.size());
+  {
+    WatchdogScope step("max over ranks of the iteration times");
+    SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE,
+                                      MPI_MAX, comm));
+  }
+  std::vector<std::vector<double>> out(n_ops);
+  for (std::size_t k = 0; k < n_ops; ++k)
+    out[k].assign(slowest.begin() + static_cast<std::ptrdiff_t>(k * iters),
+                  slowest.begin() + static_cast<std::ptrdiff_t>((k + 1) * iters));
+  return out;
+}
+
+std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                           const std::vector<IterationFn>& ops) {
+  std::vector<TimeStats> out;
+  for (auto& samples : time_interleaved(comm, plan, clock, ops)) out.push_back(summarize(std::move(samples)));
+  return out;
+}
+
 }  // namespace shardroof

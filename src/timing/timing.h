@@ -67,4 +67,18 @@ std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
                   const IterationFn& prepare = {});
 
+// Several operations measured together: each iteration (warm-up or timed)
+// runs ops[0], ops[1], ... in turn, each after its own barrier and timed on
+// its own. A change of load on a shared machine then reaches every
+// operation alike instead of the one that happened to be running, so their
+// ratios (T_math against T_comm, one message size against another) hold
+// even when their absolute values drift. Returns, per operation, the
+// per-iteration maxima over ranks (identical on every rank).
+std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                                  const std::vector<IterationFn>& ops);
+
+// time_interleaved followed by summarize, per operation.
+std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                           const std::vector<IterationFn>& ops);
+
 }  // namespace shardroof

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/roofline.h"
+#include "sweep/ceilings.h"
 #include "sweep/check.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
@@ -113,6 +114,70 @@ TEST(LeastSquares, RecoversALineAndRefusesNegativeIntercepts) {
   EXPECT_TRUE(forced.through_origin);
   EXPECT_DOUBLE_EQ(forced.intercept, 0);
   EXPECT_GT(forced.slope, 0);
+}
+
+TEST(LeastSquares, ANegativeInterceptKeepsTheLineThroughTheCentroid) {
+  // Times with a constant head start (a shaped link's burst): T = (S - h)/W.
+  const std::vector<double> x = {2e6, 3e6, 4e6, 5e6, 6e6};
+  std::vector<double> y;
+  for (double v : x) y.push_back((v - 0.25e6) / 1e8);
+  const auto fit = least_squares(x, y);
+  EXPECT_TRUE(fit.through_origin);
+  EXPECT_DOUBLE_EQ(fit.intercept, 0);
+  // At the mean size the line gives the mean time, as the free fit would
+  // (the least-squares line through the origin, slope sum xy / sum x^2, is
+  // 0.7% high here).
+  EXPECT_NEAR((fit.intercept + fit.slope * 4e6) / ((4e6 - 0.25e6) / 1e8), 1.0, 1e-12);
+}
+
+TEST(LeastSquares, TimesThatDoNotGrowWithSizeStillGiveAPositiveSlopeThroughTheCentroid) {
+  // Noise above the bandwidth term: the free line falls with x.
+  const auto fit = least_squares({1e5, 2e5, 3e5}, {12e-6, 11e-6, 10e-6});
+  EXPECT_TRUE(fit.through_origin);
+  EXPECT_DOUBLE_EQ(fit.intercept, 0);
+  EXPECT_NEAR(fit.slope, 11e-6 / 2e5, 1e-18);
+  const auto link = link_from_line(fit, model::Collective::AllReduce, 2, 4, 0);
+  EXPECT_GT(link.W_bytes_per_s, 0);
+}
+
+TEST(FitSizes, AreCentredOnTheModelsSize) {
+  for (const std::uint64_t S : {std::uint64_t{4} << 20, std::uint64_t{1000} * 4, std::uint64_t{3} * 1024 * 1024 * 2}) {
+    const auto sizes = fit_sizes(S, 4);
+    ASSERT_EQ(sizes.size(), 5u);
+    double mean = 0;
+    for (const auto b : sizes) {
+      EXPECT_EQ(b % 4, 0u);
+      mean += static_cast<double>(b) / 5;
+    }
+    EXPECT_NEAR(mean / static_cast<double>(S), 1.0, 1e-3);
+    EXPECT_EQ(sizes[2], S);
+  }
+  EXPECT_EQ(fit_sizes(4, 4), std::vector<std::uint64_t>{4});  // one element: nothing smaller to time
+}
+
+TEST(FitSizes, GiveTheTimeAtTheCentreForCurvedTimings) {
+  // A transport whose time per byte grows with the size (T = k S^1.4, as a
+  // shaped TCP link whose queue delays the acknowledgements) and one whose
+  // small sizes are cheap (a burst's head start): the model uses the line at
+  // S alone, which must stay close to T(S).
+  const double S = 4.0 * (1 << 20);
+  const auto line_at_S = [&](const std::vector<std::uint64_t>& sizes, auto T) {
+    std::vector<double> x, y;
+    for (const auto b : sizes) {
+      x.push_back(static_cast<double>(b));
+      y.push_back(T(static_cast<double>(b)));
+    }
+    const auto fit = least_squares(x, y);
+    return (fit.intercept + fit.slope * S) / T(S);
+  };
+  const auto convex = [](double b) { return 1e-9 * std::pow(b, 1.4); };
+  const auto burst = [](double b) { return std::max(b - 0.25 * (1 << 20), 0.0) / 3e7; };
+  // Only the curvature over S/2..3S/2 remains: the mean of S^1.4 there is 3.6% high.
+  EXPECT_NEAR(line_at_S(fit_sizes(static_cast<std::uint64_t>(S), 4), convex), 1.0, 0.04);
+  EXPECT_NEAR(line_at_S(fit_sizes(static_cast<std::uint64_t>(S), 4), burst), 1.0, 1e-9);
+  // The former sizes S/8..2S gave 1.22 here: T_comm, and so D*, 22% high.
+  const std::vector<std::uint64_t> wide = {1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23};
+  EXPECT_GT(line_at_S(wide, convex), 1.08);
 }
 
 TEST(LinkFit, InvertsTheRingModel) {

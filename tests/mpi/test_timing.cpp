@@ -1,0 +1,66 @@
+// The timing module's interleaved measurement: every iteration runs the
+// operations in turn, warm-up first, and each operation's samples are its
+// own per-iteration maxima over ranks.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "timing/timing.h"
+#include "../mpi_test_util.h"
+
+namespace shardroof {
+namespace {
+
+using shardroof::testing::world_rank;
+using shardroof::testing::world_size;
+
+// Reports a time that names the rank and the order of the timed call, so
+// the test can tell which sample went where.
+class CountingClock final : public Clock {
+ public:
+  void start() override {}
+  double stop() override { return 1000.0 * (world_rank() + 1) + calls_++; }
+
+ private:
+  int calls_ = 0;
+};
+
+TEST(TimeInterleaved, RunsTheOperationsInTurnAndKeepsEachOnesMaxima) {
+  const TimingPlan plan{2, 4};
+  CountingClock clock;
+  std::vector<std::string> order;
+  std::vector<IterationFn> ops;
+  for (const char* name : {"a", "b", "c"})
+    ops.push_back([&order, name](int it) { order.push_back(std::string(name) + std::to_string(it)); });
+  const auto samples = time_interleaved(MPI_COMM_WORLD, plan, clock, ops);
+
+  const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a-2", "b-2", "c-2", "a0", "b0", "c0",
+                                             "a1",  "b1",  "c1",  "a2",  "b2",  "c2",  "a3", "b3", "c3"};
+  EXPECT_ALL_RANKS(order == expected, "operations ran out of turn");
+  bool ok = samples.size() == 3;
+  for (std::size_t k = 0; ok && k < 3; ++k) {
+    ok = samples[k].size() == 4;
+    // Timed call i*3 + k of the slowest (highest) rank.
+    for (std::size_t i = 0; ok && i < 4; ++i) ok = samples[k][i] == 1000.0 * world_size() + static_cast<double>(i * 3 + k);
+  }
+  EXPECT_ALL_RANKS(ok, "samples are not the per-operation maxima over ranks");
+
+  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops);
+  ASSERT_EQ(stats.size(), 3u);
+  // The second measurement's timed calls are 12..23; operation 1 took 13, 16, 19, 22.
+  EXPECT_DOUBLE_EQ(stats[1].min, 1000.0 * world_size() + 13);
+  EXPECT_DOUBLE_EQ(stats[1].max, 1000.0 * world_size() + 22);
+  EXPECT_DOUBLE_EQ(stats[1].median, 1000.0 * world_size() + 17.5);
+}
+
+TEST(TimeInterleaved, NoOperationsOrNoIterationsGiveEmptySamples) {
+  CountingClock clock;
+  EXPECT_TRUE(time_interleaved(MPI_COMM_WORLD, {1, 3}, clock, {}).empty());
+  const auto none = time_interleaved(MPI_COMM_WORLD, {0, 0}, clock, {[](int) {}});
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_TRUE(none[0].empty());
+}
+
+}  // namespace
+}  // namespace shardroof
