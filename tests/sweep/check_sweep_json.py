@@ -87,7 +87,12 @@ def main():
         if not (D[0] <= cr["D_empirical"] <= D[-1]):
             fail("D_empirical outside the swept range")
     # D_peak from the reported ceilings (README, "The model").
-    if n > 1:
+    # A link fit that failed (times not growing with size on a noisy
+    # machine) reports W = 0 and leaves D_peak null.
+    if n > 1 and ce["W_bytes_per_s"] == 0:
+        if cr["D_peak"] is not None:
+            fail(f"D_peak {cr['D_peak']} without a link fit (W = 0)")
+    elif n > 1:
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
         g = ce.get("g_s_per_element", 0.0)
         s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
