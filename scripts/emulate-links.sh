@@ -207,7 +207,7 @@ for n in $ranks_list; do
     # Four ranks: a sample of three pairs (every link is shaped alike).
     pairs=(); [[ "$n" -gt 2 ]] && pairs=(--pairs 3)
     echo "emulate-links: $n ranks, ${gbit} Gbit/s: link" >&2
-    if ! run_shardroof "$n" "${link_args[@]}" "${pairs[@]}" --json "$out_dir/link-$tag.json" > "$out_dir/link-$tag.txt" 2>&1; then
+    if ! run_shardroof "$n" "${link_args[@]}" "${pairs[@]}" --force --json "$out_dir/link-$tag.json" > "$out_dir/link-$tag.txt" 2>&1; then
       cat "$out_dir/link-$tag.txt" >&2
       teardown
       fail "shardroof link failed on $n ranks at ${gbit} Gbit/s"

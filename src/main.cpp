@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -166,6 +167,14 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
   return 0;
 }
 
+// The one error line, written with a single write: the launcher forwards
+// each rank's stderr separately from stdout and may split a line written in
+// pieces. rank < 0: an error every rank agreed on, printed once.
+std::string error_line(int rank, const char* what) {
+  return rank < 0 ? fmt::format("shardroof: error: {}\n", what)
+                  : fmt::format("shardroof: error (rank {}): {}\n", rank, what);
+}
+
 }  // namespace
 }  // namespace shardroof
 
@@ -175,7 +184,7 @@ int main(int argc, char** argv) {
   try {
     mpi = std::make_unique<MpiSession>(&argc, &argv);
   } catch (const std::exception& e) {
-    std::cerr << "shardroof: error: cannot start MPI: " << e.what() << '\n';
+    std::cerr << fmt::format("shardroof: error: cannot start MPI: {}\n", e.what()) << std::flush;
     return static_cast<int>(ExitCode::Runtime);
   }
   install_interrupt_handlers();
@@ -185,17 +194,17 @@ int main(int argc, char** argv) {
     code = run_main(*mpi, argc, argv);
   } catch (const Error& e) {
     if (e.agreed()) {
-      if (mpi->is_root()) std::cerr << "shardroof: error: " << e.what() << '\n' << std::flush;
+      if (mpi->is_root()) std::cerr << error_line(-1, e.what()) << std::flush;
       // Every rank is here: wait until rank 0 has printed, or the launcher,
       // seeing another rank exit non-zero, may kill rank 0 mid-message.
       MPI_Barrier(MPI_COMM_WORLD);
       return static_cast<int>(e.code());
     }
-    std::cerr << "shardroof: error (rank " << mpi->rank() << "): " << e.what() << '\n' << std::flush;
+    std::cerr << error_line(mpi->rank(), e.what()) << std::flush;
     code = static_cast<int>(e.code());
     if (mpi->size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
   } catch (const std::exception& e) {
-    std::cerr << "shardroof: error (rank " << mpi->rank() << "): " << e.what() << '\n' << std::flush;
+    std::cerr << error_line(mpi->rank(), e.what()) << std::flush;
     code = static_cast<int>(ExitCode::Runtime);
     if (mpi->size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
   }

@@ -171,7 +171,7 @@ class CollCommand final : public Command {
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
     if (wrong > 0) {
       if (ctx.mpi.is_root())
-        std::cerr << "shardroof: error: " << wrong << " wrong elements (see #wrong)\n";
+        std::cerr << fmt::format("shardroof: error: {} wrong elements (see #wrong)\n", wrong) << std::flush;
       return static_cast<int>(ExitCode::WrongResults);
     }
     return 0;

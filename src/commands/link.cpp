@@ -2,6 +2,7 @@
 // (ping-pong over a size sweep, a latency-bandwidth fit per pair).
 #include <fmt/format.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -17,6 +18,7 @@
 #include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace shardroof {
 namespace {
@@ -59,10 +61,10 @@ class LinkCommand final : public Command {
     const MPI_Comm world = ctx.mpi.world();
     const int nranks = ctx.mpi.size();
     link::LinkPlan plan;
-    run_agreed(world, [&] {
-      plan = make_plan(nranks);
-      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
-    });
+    run_agreed(world, [&] { plan = make_plan(nranks); });
+    // Existing results are never overwritten unless --force: rank 0 picks a
+    // fresh name, says so, and every rank agrees on it.
+    const std::string json_path = agree_output_path(world, f_.json, ctx.force, "--json", ctx.progress);
     const link::Topology topo = link::discover_topology(world);
     const std::size_t total_pairs = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks - 1) / 2;
 
@@ -83,6 +85,7 @@ class LinkCommand final : public Command {
 
     std::vector<LinkPairResult> results;
     std::vector<link::PairFit> fits;
+    bool interrupted = false;
     const auto on_pair_done = [&](const link::PairMeasurement& m) {
       LinkPairResult r;
       r.measured = m;
@@ -104,7 +107,16 @@ class LinkCommand final : public Command {
                                   m.pair.src, m.pair.dst)
                    << std::flush;
       // Each finished pair reaches the file, so a run that dies keeps it.
-      if (!f_.json.empty() && ctx.mpi.is_root()) write_json_atomically(f_.json, doc);
+      if (!json_path.empty() && ctx.mpi.is_root()) {
+        write_json_atomically(json_path, doc);
+        set_interrupt_note(fmt::format("{} of {} pairs are in {}", results.size(), plan.pairs.size(), json_path));
+      }
+      // Every rank stops after the same pair when any rank got SIGINT/SIGTERM.
+      if (results.size() < plan.pairs.size() && any_rank_interrupted(world)) {
+        interrupted = true;
+        return false;
+      }
+      return true;
     };
     link::measure_pairs(world, plan, on_pair_done);
 
@@ -122,15 +134,28 @@ class LinkCommand final : public Command {
                                                {"pairs", model->pairs}}
                               : nlohmann::json(nullptr);
     console.footer(results, summary, model);
-    if (!f_.json.empty()) {
-      if (ctx.mpi.is_root()) write_json_atomically(f_.json, doc);
-      ctx.out << "# JSON written to " << f_.json << "\n";
+    // The summary and model link of an interrupted run cover the finished
+    // pairs only; "interrupted" says so.
+    if (interrupted) doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
+    if (!json_path.empty()) {
+      if (ctx.mpi.is_root()) write_json_atomically(json_path, doc);
+      ctx.out << "# JSON written to " << json_path << "\n";
+    }
+    if (interrupted) {
+      // One write, so the launcher does not interleave it with stdout.
+      if (ctx.mpi.is_root())
+        std::cerr << fmt::format("shardroof: interrupted after {} of {} pairs; {}\n", results.size(),
+                                 plan.pairs.size(),
+                                 json_path.empty() ? std::string("no --json file was asked for")
+                                                   : "finished pairs are in " + json_path)
+                  << std::flush;
+      return static_cast<int>(ExitCode::Interrupted);
     }
 
     long long wrong = 0;
     for (const auto& r : results) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
     if (wrong > 0) {
-      if (ctx.mpi.is_root()) std::cerr << "shardroof: error: " << wrong << " echoed bytes came back wrong\n";
+      if (ctx.mpi.is_root()) std::cerr << fmt::format("shardroof: error: {} echoed bytes came back wrong\n", wrong) << std::flush;
       return static_cast<int>(ExitCode::WrongResults);
     }
     return 0;

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/values.h"
@@ -19,6 +21,8 @@
 #include "sweep/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -107,10 +111,10 @@ class PeakCommand final : public Command {
 
   int run(RunContext& ctx) override {
     PeakPlan plan;
-    run_agreed(ctx.mpi.world(), [&] {
-      plan = make_plan();
-      if (!f_.json.empty() && ctx.mpi.is_root()) check_writable(f_.json, "--json");
-    });
+    run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
+    // Existing results are never overwritten unless --force: rank 0 picks a
+    // fresh name, says so, and every rank agrees on it.
+    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
       backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
@@ -129,8 +133,44 @@ class PeakCommand final : public Command {
     mine["host"] = host_name();
     mine["ranks"] = node_size;
     mine["gemm"] = nlohmann::json::array();
+
+    nlohmann::json doc;
+    doc["command"] = "peak";
+    doc["ranks"] = ctx.mpi.size();
+    doc["settings"] = {{"datatypes", f_.datatypes}, {"size", plan.size},           {"k", plan.k},
+                       {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
+                       {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()},
+                       {"threads", plan.threads}, {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}};
+    doc["environment"] = environment_json(ctx.mpi);
+    doc["aggregation"] = std::string(kAggregationNote) + " (max over the ranks of one node)";
+    // The steps: one GEMM datatype each, then memory bandwidth and reduction.
+    const std::size_t steps = plan.types.size() + 1;
+    std::size_t steps_done = 0;
+    // After each step every node's record so far reaches the file (collective:
+    // one record per node, from the node's first rank, gathered everywhere),
+    // so a run that dies or is interrupted keeps the finished steps.
+    const auto publish = [&] {
+      const auto gathered = all_gather_strings(ctx.mpi.world(), node_rank == 0 ? mine.dump() : std::string());
+      doc["nodes"] = nlohmann::json::array();
+      for (const auto& text : gathered)
+        if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));
+      doc["complete"] = steps_done == steps;
+      if (!json_path.empty() && ctx.mpi.is_root()) {
+        write_json_atomically(json_path, doc);
+        set_interrupt_note(fmt::format("{} of {} measurements are in {}", steps_done, steps, json_path));
+      }
+    };
+    // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
+    const auto stop_here = [&] {
+      ++steps_done;
+      publish();
+      return steps_done < steps && any_rank_interrupted(ctx.mpi.world());
+    };
+    bool interrupted = false;
     for (const auto type : plan.types) {
       ctx.progress << fmt::format("peak: {} GEMM {}^3\n", coll::to_string(type), plan.size) << std::flush;
+      // Each measurement names the step in a watchdog message.
+      std::optional<WatchdogScope> step(std::in_place, fmt::format("{} GEMM {}^3", coll::to_string(type), plan.size));
       const auto big = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
       nlohmann::json rec = {{"datatype", coll::to_string(type)},
                             {"arithmetic", backend->arithmetic(type)},
@@ -142,14 +182,31 @@ class PeakCommand final : public Command {
       for (const auto k : plan.k) {
         ctx.progress << fmt::format("peak: {} GEMM {}x{}x{}\n", coll::to_string(type), plan.size, plan.size, k)
                      << std::flush;
+        step.emplace(fmt::format("{} GEMM {}x{}x{}", coll::to_string(type), plan.size, plan.size, k));
         const auto thin = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
         rec["thin"].push_back({{"k", k},
                                {"flops_per_s", thin.flops_per_s},
                                {"time_s", {{"median", thin.time.median}, {"min", thin.time.min}, {"max", thin.time.max}}}});
       }
       mine["gemm"].push_back(rec);
+      step.reset();
+      if (stop_here()) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (interrupted) {
+      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
+      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
+      if (ctx.mpi.is_root())
+        std::cerr << fmt::format("shardroof: interrupted after {} of {} measurements; {}\n", steps_done, steps,
+                                 json_path.empty() ? std::string("no --json file was asked for")
+                                                   : "finished measurements are in " + json_path)
+                  << std::flush;
+      return static_cast<int>(ExitCode::Interrupted);
     }
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
+    std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
     const auto mem = sweep::measure_memory_bandwidth(node, plan.memory_elements, plan.timing);
     mine["memory"] = {{"bytes_per_array", plan.memory_elements * sizeof(double)},
                       {"copy_bytes_per_s", mem.copy_bytes_per_s},
@@ -159,33 +216,17 @@ class PeakCommand final : public Command {
                       {"min_rank_triad_bytes_per_s", node_min(node, mem.triad_bytes_per_s)}};
     mine["reduction"] = nlohmann::json::array();
     for (const auto type : plan.types) {
+      step.emplace(fmt::format("{} reduction", coll::to_string(type)));
       const auto red = sweep::measure_reduce_rate(backend->memory(), node, type, plan.reduce_elements, plan.timing);
       mine["reduction"].push_back({{"datatype", coll::to_string(type)},
                                    {"elements", red.count},
                                    {"s_per_element", red.s_per_elem}});
     }
-
-    // One record per node, from the node's first rank, gathered everywhere.
-    const auto gathered = all_gather_strings(ctx.mpi.world(), node_rank == 0 ? mine.dump() : std::string());
-    nlohmann::json nodes = nlohmann::json::array();
-    for (const auto& text : gathered)
-      if (!text.empty()) nodes.push_back(nlohmann::json::parse(text));
-
-    nlohmann::json doc;
-    doc["command"] = "peak";
-    doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = {{"datatypes", f_.datatypes}, {"size", plan.size},           {"k", plan.k},
-                       {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
-                       {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()},
-                       {"threads", plan.threads}, {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}};
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = std::string(kAggregationNote) + " (max over the ranks of one node)";
-    doc["nodes"] = nodes;
-    print(ctx.out, plan, nodes, backend->describe());
-    if (!f_.json.empty() && ctx.mpi.is_root()) {
-      write_json_atomically(f_.json, doc);
-      ctx.out << "# JSON written to " << f_.json << "\n";
-    }
+    step.reset();
+    ++steps_done;
+    publish();
+    print(ctx.out, plan, doc["nodes"], backend->describe());
+    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
     return 0;
   }
 

@@ -171,7 +171,13 @@ class PredictCommand final : public Command {
       c.memory_bytes_per_s = plan.hw->memory_bytes_per_s;
       // The preset's FLOP/s for this datatype is only needed when --flops
       // does not replace it.
-      if (!flops) c.flops_per_s = plan.hw->flops_for(f_.datatype);
+      if (!flops) {
+        try {
+          c.flops_per_s = plan.hw->flops_for(f_.datatype);
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format("{}; choose one of those, or give --flops C for {}", e.what(), f_.datatype));
+        }
+      }
     } else {
       if (!f_.link.empty()) throw_usage("--link: needs --hw (a preset whose links it names)");
       if (!flops || !bw)

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/values.h"
 #include "collectives/mpi_transport.h"
 #include "util/watchdog.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 constexpr int kPingTag = 7101;
 constexpr int kPongTag = 7102;
+constexpr int kResultTag = 7103;
 
 // Owns a communicator (freed on scope exit).
 class CommHandle {
@@ -52,6 +54,8 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
   std::vector<SizeTime> out;
   HostClock clock;
   for (const std::uint64_t bytes : plan.sizes) {
+    // The size names the step in a watchdog message, as coll's sizes do.
+    WatchdogScope size_scope(format_bytes(bytes));
     const int count = static_cast<int>(bytes);
     // src sends and waits for the echo; dst receives and echoes what it got.
     const IterationFn round_trip = [&](int) {
@@ -77,17 +81,22 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
   return out;
 }
 
-// A barrier that sleeps while it waits. Ranks outside the measured pair
-// would otherwise spin in MPI's progress loop and take CPU time from the
-// pair's transport (TCP stacks, shared-memory copies) on a shared host.
-void sleeping_barrier(MPI_Comm comm) {
+// Receives the pair's result from its src, sleeping between polls. Ranks
+// outside the measured pair would otherwise spin in MPI's progress loop and
+// take CPU time from the pair's transport (TCP stacks, shared-memory copies)
+// on a shared host. While they wait they mark watchdog progress: a pair may
+// rightly take longer than --timeout as a whole, and it is watched, step by
+// step, by its own two ranks, whose watchdogs end the job if it stops.
+void sleeping_receive(std::vector<double>& packed, int src, MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
-  SHARDROOF_MPI_CHECK(MPI_Ibarrier(comm, &request));
+  SHARDROOF_MPI_CHECK(MPI_Irecv(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, src, kResultTag, comm,
+                                &request));
   int done = 0;
   auto pause = std::chrono::microseconds(50);
   for (;;) {
     SHARDROOF_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
     if (done) return;
+    process_watchdog().progress();
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(2000));
   }
@@ -96,18 +105,18 @@ void sleeping_barrier(MPI_Comm comm) {
 }  // namespace
 
 std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, const PairDoneFn& on_pair_done) {
-  int rank = 0;
+  int rank = 0, nranks = 1;
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &nranks));
   MPI_Group world_group = MPI_GROUP_NULL;
   SHARDROOF_MPI_CHECK(MPI_Comm_group(comm, &world_group));
 
   const std::size_t nsizes = plan.sizes.size();
   std::vector<PairMeasurement> all;
   for (const RankPair& pair : plan.pairs) {
-    // Each pair is a watched step on every rank: ranks outside the pair
-    // show progress pair by pair while they wait, and a stuck pair is named.
+    // Each pair is a watched step on every rank, so a stuck pair is named.
     WatchdogScope watched(fmt::format("pair {}-{}", pair.src, pair.dst));
-    // Record layout for the broadcast from src: 3 doubles per size + wrong.
+    // Record layout of the result src hands out: 3 doubles per size + wrong.
     std::vector<double> packed(3 * nsizes + 1, 0.0);
     if (rank == pair.src || rank == pair.dst) {
       const int members[2] = {pair.src, pair.dst};
@@ -127,17 +136,23 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
       }
       packed[3 * nsizes] = static_cast<double>(wrong);
     }
-    // No rank starts the next pair before this one is finished; then
-    // everyone learns the result.
-    sleeping_barrier(comm);
-    SHARDROOF_MPI_CHECK(MPI_Bcast(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, pair.src, comm));
+    // src hands the result to every other rank once the pair is finished,
+    // so no rank starts the next pair before this one is done (each rank
+    // takes the pairs in the same order, in it or waiting for its result).
+    if (rank == pair.src) {
+      for (int r = 0; r < nranks; ++r)
+        if (r != rank)
+          SHARDROOF_MPI_CHECK(MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_DOUBLE, r, kResultTag, comm));
+    } else {
+      sleeping_receive(packed, pair.src, comm);
+    }
     PairMeasurement m;
     m.pair = pair;
     for (std::size_t i = 0; i < nsizes; ++i)
       m.times.push_back({plan.sizes[i], {packed[3 * i], packed[3 * i + 1], packed[3 * i + 2]}});
     m.wrong = static_cast<long long>(packed[3 * nsizes]);
     all.push_back(m);
-    if (on_pair_done) on_pair_done(all.back());
+    if (on_pair_done && !on_pair_done(all.back())) break;
   }
   MPI_Group_free(&world_group);
   return all;

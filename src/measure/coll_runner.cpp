@@ -5,6 +5,8 @@
 
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
+#include "cli/values.h"
+#include "util/error.h"
 #include "util/mpi_session.h"
 
 namespace shardroof {
@@ -17,6 +19,9 @@ std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max
   for (std::uint64_t size = min_bytes; size <= max_bytes;) {
     const auto s = align(size);
     if (out.empty() || out.back() != s) out.push_back(s);
+    if (out.size() > kMaxSizes)
+      throw_usage("--minbytes {} to --maxbytes {} makes more than {} sizes; use a larger {}", format_bytes(min_bytes),
+                  format_bytes(max_bytes), kMaxSizes, step_bytes > 0 ? "--stepbytes" : "--stepfactor");
     std::uint64_t next;
     if (step_bytes > 0) {
       next = size + step_bytes;

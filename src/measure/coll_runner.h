@@ -41,7 +41,10 @@ struct CollRecord {
 };
 
 // The sizes -b..-e by factor f (or by step bytes when step_bytes > 0),
-// rounded down to whole elements, as nccl-tests does.
+// rounded down to whole elements, as nccl-tests does. UsageError when there
+// would be more than kMaxSizes of them (a step or factor far too small for
+// the range), before any is made.
+inline constexpr std::size_t kMaxSizes = 100000;
 std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
                                       double factor, std::uint64_t step_bytes,
                                       std::size_t element_bytes);

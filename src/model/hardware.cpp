@@ -115,7 +115,7 @@ const LinkPreset& HardwarePreset::link(std::string_view link_name) const {
 double HardwarePreset::flops_for(std::string_view datatype) const {
   const auto it = flops.find(std::string(datatype));
   if (it == flops.end())
-    throw_usage("--datatype: preset '{}' lists no FLOP/s for {} (it has: {}); give --flops", name, datatype,
+    throw_usage("--datatype {}: preset '{}' lists no FLOP/s for {} (it has: {})", datatype, name, datatype,
                 join_map_keys(flops));
   return it->second;
 }

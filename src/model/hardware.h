@@ -37,7 +37,8 @@ struct HardwarePreset {
   // The named link ("" = the default link); UsageError naming the links
   // this preset has when there is no such link.
   const LinkPreset& link(std::string_view link_name) const;
-  // Peak FLOP/s for a datatype; UsageError naming the datatypes it has.
+  // Peak FLOP/s for a datatype; UsageError naming the preset and the
+  // datatypes it has (callers add what their user can do about it).
   double flops_for(std::string_view datatype) const;
 };
 

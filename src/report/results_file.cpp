@@ -81,8 +81,11 @@ std::string agree_output_path(MPI_Comm comm, const std::string& path, bool force
     check_writable(chosen, flag);
   });
   chosen = broadcast_string(comm, chosen);
+  // One write: the launcher forwards stderr and stdout separately and may
+  // split a line written in pieces.
   if (rank == 0 && chosen != path)
-    note << flag << ": '" << path << "' exists; writing '" << chosen << "' instead (--force overwrites)\n";
+    note << fmt::format("{}: '{}' exists; writing '{}' instead (--force overwrites)\n", flag, path, chosen)
+         << std::flush;
   return chosen;
 }
 

@@ -96,6 +96,15 @@ struct Reference {
   std::vector<std::byte> gathered;      // the AllGather result
 };
 
+// memcpy and memcmp for buffers that may be empty: an empty vector's data()
+// may be null, and passing null to them is undefined even for zero bytes.
+void copy_bytes(void* dst, const void* src, std::size_t bytes) {
+  if (bytes > 0) std::memcpy(dst, src, bytes);
+}
+bool same_bytes(const void* a, const void* b, std::size_t bytes) {
+  return bytes == 0 || std::memcmp(a, b, bytes) == 0;
+}
+
 // One collective's input and output for one (count, type, op), laid out as
 // the Collective interface expects, with guard bytes after each buffer.
 class Buffers {
@@ -122,9 +131,9 @@ class Buffers {
       work_.assign(part_.count() * es + kGuardBytes, std::byte{kGuard});
       if (kind_ == CollectiveKind::AllGather) {
         std::fill(work_.begin(), work_.begin() + static_cast<std::ptrdiff_t>(part_.count() * es), std::byte{0x7f});
-        std::memcpy(work_.data() + part_.offset(rank_) * es, input_, in_count_ * es);
+        copy_bytes(work_.data() + part_.offset(rank_) * es, input_, in_count_ * es);
       } else {
-        std::memcpy(work_.data(), ref_.contribution.data(), ref_.contribution.size());
+        copy_bytes(work_.data(), ref_.contribution.data(), ref_.contribution.size());
       }
       std::byte* base = work_.data();
       if (kind_ == CollectiveKind::ReduceScatter) return {base, base + part_.offset(rank_) * es};
@@ -132,7 +141,7 @@ class Buffers {
       return {base, base};
     }
     send_.assign(in_count_ * es + kGuardBytes, std::byte{kGuard});
-    std::memcpy(send_.data(), input_, in_count_ * es);
+    copy_bytes(send_.data(), input_, in_count_ * es);
     // Garbage in the output, so a collective that skips an element is seen.
     work_.assign(out_count_ * es + kGuardBytes, std::byte{kGuard});
     std::fill(work_.begin(), work_.begin() + static_cast<std::ptrdiff_t>(out_count_ * es), std::byte{0x7f});
@@ -149,7 +158,7 @@ class Buffers {
   // Problems with the last run, empty if none.
   std::string problems(DataType type, ReduceOp op) const {
     std::ostringstream os;
-    if (std::memcmp(output(), expected_, output_bytes()) != 0) {
+    if (!same_bytes(output(), expected_, output_bytes())) {
       os << count_wrong(output(), out_count_, out_first_, part_.count(), part_.parts(), kind_, type, op)
          << " wrong elements (of " << out_count_ << "); ";
     }
@@ -157,7 +166,7 @@ class Buffers {
     if (std::any_of(guard, guard + kGuardBytes, [](std::byte b) { return b != std::byte{kGuard}; }))
       os << "wrote past the end of its output; ";
     if (!in_place_) {
-      if (std::memcmp(send_.data(), input_, in_count_ * es_) != 0) os << "modified its input; ";
+      if (!same_bytes(send_.data(), input_, in_count_ * es_)) os << "modified its input; ";
       const std::byte* sg = send_.data() + in_count_ * es_;
       if (std::any_of(sg, sg + kGuardBytes, [](std::byte b) { return b != std::byte{kGuard}; }))
         os << "wrote past the end of its input; ";
@@ -239,7 +248,7 @@ TEST_P(RingVsNative, MatchesExpectedAndNative) {
             if (c == a.native.get()) {
               native_out.assign(buf.output(), buf.output() + buf.output_bytes());
             } else if (native_out.size() == buf.output_bytes() &&
-                       std::memcmp(native_out.data(), buf.output(), buf.output_bytes()) != 0) {
+                       !same_bytes(native_out.data(), buf.output(), buf.output_bytes())) {
               failures.add() << what << ": differs from native\n";
             }
           }

@@ -194,6 +194,44 @@ TEST(HardwarePresets, BadFilesAreUsageErrors) {
   expect_usage_error(no_memory, "[memory]");
 }
 
+// Every built-in preset answers every datatype a preset may list: its
+// FLOP/s, or a UsageError that names the preset, the datatype asked for and
+// every datatype the preset does list (int8 included, where it has it).
+TEST(HardwarePresets, EveryDatatypeIsAnsweredOrRefusedByName) {
+  for (const auto& name : builtin_preset_names()) {
+    const HardwarePreset hw = load_hardware_preset(name);
+    for (const auto& [type, size] : preset_datatypes()) {
+      if (hw.flops.count(type)) {
+        EXPECT_GT(hw.flops_for(type), 0) << name << " " << type;
+        continue;
+      }
+      try {
+        hw.flops_for(type);
+        ADD_FAILURE() << name << " has no " << type << " FLOP/s but flops_for returned";
+      } catch (const UsageError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("preset '" + name + "'"), std::string::npos) << what;
+        EXPECT_NE(what.find("for " + type), std::string::npos) << what;
+        for (const auto& [listed, flops] : hw.flops) EXPECT_NE(what.find(listed), std::string::npos) << what;
+      }
+    }
+  }
+}
+
+TEST(HardwarePresets, DatatypeWithoutFlopsIsRefusedByName) {
+  const std::string no_int8 = kMinimal;  // lists float only
+  ASSERT_EQ(no_int8.find("int8"), std::string::npos);
+  const HardwarePreset hw = parse_hardware_preset(no_int8, "test.toml");
+  try {
+    hw.flops_for("int8");
+    ADD_FAILURE() << "no error for int8";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--datatype int8: preset '" + hw.name + "' lists no FLOP/s for int8 (it has: float)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(HardwarePresets, DatatypeSizes) {
   EXPECT_EQ(datatype_size("double"), 8);
   EXPECT_EQ(datatype_size("float"), 4);

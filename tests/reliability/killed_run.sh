@@ -45,8 +45,8 @@ wait_for 120 test -s k.json || fail "no size finished"
 kill -TERM "$(cat pid.0)" "$(cat pid.1)"
 finish_launcher 60
 [ "$rc" -eq 130 ] || fail "exit status $rc after SIGTERM, expected 130"
-grep -Eq "interrupted after [0-9]+ of [0-9]+ sizes; finished sizes are in k.json" out.txt ||
+grep -Eq "interrupted after [0-9]+ of [0-9]+ sizes; finished sizes are in k.json" err.txt ||
   fail "no message saying where the results are"
-done_sizes=$(sed -nE 's/.*interrupted after ([0-9]+) of.*/\1/p' out.txt | head -1)
+done_sizes=$(sed -nE 's/.*interrupted after ([0-9]+) of.*/\1/p' err.txt | head -1)
 check_json SIGTERM "$done_sizes"
 echo "ok: SIGTERM -> exit status 130, $done_sizes sizes kept and reported"

@@ -1,10 +1,11 @@
 # Shared by the reliability scripts: run as `script.sh SHARDROOF MPIEXEC [MPIEXEC FLAGS...]`.
-# Sets $bin, $launcher (mpiexec -n 2 + flags), $work (a fresh directory, the
+# Sets $bin, $launcher (mpiexec -n $ranks + flags; a script sets ranks
+# before sourcing this file, default 2), $work (a fresh directory, the
 # current directory from here on) and helpers.
 set -u
 bin=$1
 shift
-launcher=("$1" -n 2 "${@:2}")
+launcher=("$1" -n "${ranks:-2}" "${@:2}")
 work=$(mktemp -d "${TMPDIR:-/tmp}/shardroof-reliability.XXXXXX")
 cd "$work" || exit 1
 mpirun_pid=""
@@ -20,15 +21,26 @@ trap cleanup EXIT
 
 fail() {
   echo "FAIL: $*"
-  for f in out.txt; do [ -f "$f" ] && { echo "---- $f ----"; cat "$f"; }; done
+  for f in out.txt err.txt; do [ -f "$f" ] && { echo "---- $f ----"; cat "$f"; }; done
   exit 1
 }
 
-# start_ranks ARGS...: starts `shardroof ARGS` on 2 ranks in the background,
-# each rank writing its pid to pid.<rank>, stdout line-buffered, all output in out.txt.
+# Every run keeps stdout (out.txt) and stderr (err.txt) apart: the launcher
+# forwards each rank's two streams separately, and where both go to one file
+# it may put stdout bytes in the middle of a stderr line (a message the
+# checks look for) when the two are written close together.
+
+# run_ranks ARGS...: runs `shardroof ARGS` on $ranks ranks to the end; sets $rc.
+run_ranks() {
+  "${launcher[@]}" "$bin" "$@" >out.txt 2>err.txt
+  rc=$?
+}
+
+# start_ranks ARGS...: starts `shardroof ARGS` on $ranks ranks in the background,
+# each rank writing its pid to pid.<rank>, stdout line-buffered.
 start_ranks() {
   "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$@" \
-    >out.txt 2>&1 &
+    >out.txt 2>err.txt &
   mpirun_pid=$!
 }
 
@@ -44,6 +56,10 @@ wait_for() {
 }
 
 both_pids() { [ -s pid.0 ] && [ -s pid.1 ]; }
+all_pids() {
+  local r
+  for ((r = 0; r < ${ranks:-2}; r++)); do [ -s "pid.$r" ] || return 1; done
+}
 launcher_done() { ! kill -0 "$mpirun_pid" 2>/dev/null; }
 
 # finish_launcher SECONDS: waits for the launcher at most SECONDS; sets $rc.

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # An existing results file is never overwritten unless --force: a fresh name
-# is chosen and printed.
+# is chosen and printed. The note is on stderr and the report on stdout;
+# each is checked in its own stream (see lib.sh), so the check does not
+# depend on how the launcher interleaves them.
 . "$(dirname "$0")/lib.sh"
 args=(coll -b 8 -e 1K -n 2 -w 0)
-"${launcher[@]}" "$bin" "${args[@]}" --json r.json >out.txt 2>&1 || fail "first run failed"
+run_ranks "${args[@]}" --json r.json
+[ "$rc" -eq 0 ] || fail "first run failed"
 before=$(md5sum <r.json)
-"${launcher[@]}" "$bin" "${args[@]}" --json r.json >out.txt 2>&1 || fail "second run failed"
-grep -q "\-\-json: 'r.json' exists; writing 'r-1.json' instead (--force overwrites)" out.txt || fail "no note of the fresh name"
+run_ranks "${args[@]}" --json r.json
+[ "$rc" -eq 0 ] || fail "second run failed"
+grep -qx -- "--json: 'r.json' exists; writing 'r-1.json' instead (--force overwrites)" err.txt ||
+  fail "no note of the fresh name"
 grep -q "JSON written to r-1.json" out.txt || fail "the report does not name the fresh file"
 [ "$(md5sum <r.json)" = "$before" ] || fail "r.json was overwritten"
 python3 -c "import json; json.load(open('r-1.json'))" || fail "r-1.json is not JSON"
-"${launcher[@]}" "$bin" "${args[@]}" --json r.json --force >out.txt 2>&1 || fail "--force run failed"
-if grep -q "exists" out.txt; then fail "--force still chose a fresh name"; fi
+run_ranks "${args[@]}" --json r.json --force
+[ "$rc" -eq 0 ] || fail "--force run failed"
+if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh name"; fi
+grep -q "JSON written to r.json" out.txt || fail "--force did not write r.json"
 [ ! -e r-2.json ] || fail "--force wrote a fresh file"
 # --trace follows the same policy.
 "${launcher[@]}" "$bin" "${args[@]}" --trace t.json >out.txt 2>&1 || fail "first traced run failed"

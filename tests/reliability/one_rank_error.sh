@@ -10,6 +10,6 @@ broken=$(date +%s)
 finish_launcher 30
 elapsed=$(( $(date +%s) - broken ))
 [ "$rc" -eq 3 ] || fail "exit status $rc, expected 3 (runtime error)"
-grep -Eq "shardroof: error \(rank 0\): cannot replace 'k.json'" out.txt || fail "no message naming rank 0"
-[ "$(grep -c 'shardroof: error' out.txt)" -eq 1 ] || fail "more than one error message"
+grep -Eq "shardroof: error \(rank 0\): cannot replace 'k.json'" err.txt || fail "no message naming rank 0"
+[ "$(grep -c 'shardroof: error' err.txt)" -eq 1 ] || fail "more than one error message"
 echo "ok: rank 0's error ended the job with status $rc ${elapsed} s later"
