@@ -33,7 +33,7 @@ fail() {
 # A sanitizer report from any rank fails the script, whatever the exit
 # status the script expects (in a sanitizer build; elsewhere there is none).
 no_sanitizer_report() {
-  if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:" err.txt; then fail "sanitizer report"; fi
+  if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer" err.txt; then fail "sanitizer report"; fi
 }
 
 # run_ranks ARGS...: runs `shardroof ARGS` on $ranks ranks to the end; sets $rc.
