@@ -3,8 +3,10 @@
 
     /usr/bin/python3 scripts/plot.py results/sweep.json [-o results/sweep.png]
 
-Left: T_math, T_comm and T_step against D (log-log; medians, with min-max
-bars), with D*_empirical and D*_predicted (and D*_peak) marked.
+Left: T_math, T_comm and T_step (and T_overlap, from `sweep --overlap K`)
+against D (log-log; medians, with min-max bars), with D*_empirical and
+D*_predicted (and D*_peak) marked, and the best an overlapped step can do,
+max(T_math, T_comm), as a dotted line when T_overlap is there.
 Right: the inter-chip roofline: achieved FLOP/s per rank against the
 inter-chip intensity D/((N-1)s), with the C_peak roof and the W slope
 (FLOP/s = W * intensity), meeting at the critical intensity C_peak/W.
@@ -46,11 +48,18 @@ def main():
     series = [("t_math_s", "T_math (local GEMM)", "tab:blue", "o"),
               ("t_comm_s", "T_comm (" + st["collective"] + ", " + st["impl"] + ")", "tab:red", "s"),
               ("t_step_s", "T_step (GEMM then collective)", "tab:green", "^")]
+    chunks = st.get("overlap", 1)
+    overlapped = chunks > 1 and all(p.get("t_overlap_s") for p in pts)
+    if overlapped:
+        series.append(("t_overlap_s", f"T_overlap ({chunks} chunks)", "tab:olive", "D"))
     for key, label, color, marker in series:
         med = [stat(p, key)[0] * 1e3 for p in pts]
         lo = [(stat(p, key)[0] - stat(p, key)[1]) * 1e3 for p in pts]
         hi = [(stat(p, key)[2] - stat(p, key)[0]) * 1e3 for p in pts]
         ax.errorbar(D, med, yerr=[lo, hi], label=label, color=color, marker=marker, ms=5, capsize=3, lw=1.5)
+    if overlapped:
+        bound = [max(p["t_math_s"]["median"], p["t_comm_s"]["median"]) * 1e3 for p in pts]
+        ax.plot(D, bound, color="tab:olive", ls=":", lw=1, label="max(T_math, T_comm): perfect overlap")
     if ce.get("t_comm_model_s"):
         ax.axhline(ce["t_comm_model_s"] * 1e3, color="tab:red", ls=":", lw=1, label="T_comm model (fitted W, alpha)")
     marks = [("D_empirical", "D* measured", "black", "-"),

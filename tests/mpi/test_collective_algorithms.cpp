@@ -56,24 +56,42 @@ std::vector<std::byte> expected_output(CollectiveKind kind, std::size_t first, s
   return out;
 }
 
+// The inputs and the expected output of one (count, type, op) on this rank,
+// built once and shared by every configuration and placement that runs it:
+// the element-by-element expected values dominate the test's time.
+struct Reference {
+  Reference(CollectiveKind kind, std::size_t count, DataType type, ReduceOp op, int rank, int n)
+      : part(count, n) {
+    const std::size_t es = size_of(type);
+    const std::size_t mine = part.size(rank);
+    in_count = kind == CollectiveKind::AllGather ? mine : count;
+    out_count = kind == CollectiveKind::ReduceScatter ? mine : count;
+    full.assign(count * es + kGuardBytes, kGuard);
+    fill_pattern(full.data(), count, 0, rank, n, type, op);
+    input.assign(in_count * es + kGuardBytes, kGuard);
+    fill_pattern(input.data(), in_count, kind == CollectiveKind::AllGather ? part.offset(rank) : 0, rank, n, type,
+                 op);
+    out_first = kind == CollectiveKind::ReduceScatter ? part.offset(rank) : 0;
+    expected = expected_output(kind, out_first, out_count, part, n, type, op);
+  }
+  BlockPartition part;
+  std::size_t in_count = 0, out_count = 0, out_first = 0;
+  std::vector<std::byte> full;   // in place: the one buffer, before the run
+  std::vector<std::byte> input;  // out of place: the input, before the run
+  std::vector<std::byte> expected;
+};
+
 // Runs `c` once on (count, type, op), in place or not; returns the problems
 // found on this rank (empty if none).
-std::string run_and_check(Collective& c, std::size_t count, DataType type, ReduceOp op, bool in_place,
-                          int rank, int n) {
+std::string run_and_check(Collective& c, const Reference& ref, std::size_t count, DataType type, ReduceOp op,
+                          bool in_place, int rank, int n) {
   const CollectiveKind kind = c.kind();
   const std::size_t es = size_of(type);
-  const BlockPartition part(count, n);
-  const std::size_t mine = part.size(rank);
-  const std::size_t in_count = kind == CollectiveKind::AllGather ? mine : count;
-  const std::size_t out_count = kind == CollectiveKind::ReduceScatter ? mine : count;
-  const std::size_t in_first = kind == CollectiveKind::AllGather ? part.offset(rank) : 0;
-  const std::size_t out_first = kind == CollectiveKind::ReduceScatter ? part.offset(rank) : 0;
+  const BlockPartition& part = ref.part;
+  const std::size_t out_count = ref.out_count;
 
-  std::vector<std::byte> full(count * es + kGuardBytes, kGuard);  // in place: the one buffer
-  fill_pattern(full.data(), count, 0, rank, n, type, op);
-  std::vector<std::byte> input(in_count * es + kGuardBytes, kGuard);
-  fill_pattern(input.data(), in_count, in_first, rank, n, type, op);
-  const std::vector<std::byte> pristine = input;
+  std::vector<std::byte> full = ref.full;
+  std::vector<std::byte> input = ref.input;
   std::vector<std::byte> output(out_count * es + kGuardBytes, kGuard);
   std::fill(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(out_count * es), std::byte{0x7f});
 
@@ -90,14 +108,13 @@ std::string run_and_check(Collective& c, std::size_t count, DataType type, Reduc
     return std::string("threw ") + e.what();
   }
   std::ostringstream problems;
-  const auto expected = expected_output(kind, out_first, out_count, part, n, type, op);
-  if (out_count > 0 && std::memcmp(recv, expected.data(), out_count * es) != 0)
-    problems << count_wrong(recv, out_count, out_first, count, n, kind, type, op) << " of " << out_count
+  if (out_count > 0 && std::memcmp(recv, ref.expected.data(), out_count * es) != 0)
+    problems << count_wrong(recv, out_count, ref.out_first, count, n, kind, type, op) << " of " << out_count
              << " elements wrong; ";
   const std::vector<std::byte>& written = in_place ? full : output;
   if (std::any_of(written.end() - kGuardBytes, written.end(), [](std::byte b) { return b != kGuard; }))
     problems << "wrote past the end of its output; ";
-  if (!in_place && input != pristine) problems << "modified its input; ";
+  if (!in_place && input != ref.input) problems << "modified its input; ";
   return problems.str();
 }
 
@@ -127,9 +144,10 @@ TEST_P(Algorithms, MatchExpectedValues) {
   std::ostringstream failures;
   for (const ReduceOp op : ops) {
     for (const std::size_t count : shardroof::testing::edge_counts(n)) {
+      const Reference ref(c.kind, count, type, op, rank, n);
       for (const bool in_place : {false, true}) {
         for (std::size_t k = 0; k < collectives.size(); ++k) {
-          const std::string p = run_and_check(*collectives[k], count, type, op, in_place, rank, n);
+          const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place, rank, n);
           if (!p.empty())
             failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " count "
                      << count << (in_place ? " in place: " : " out of place: ") << p << "\n";

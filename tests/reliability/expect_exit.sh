@@ -19,6 +19,8 @@ fail=""
 [ "$got" -eq "$want" ] || fail="exit status $got, expected $want"
 grep -Eq -- "$regex" "$out" || fail="${fail:+$fail; }output does not match /$regex/"
 [ "$elapsed" -le "$max" ] || fail="${fail:+$fail; }took ${elapsed} s, more than ${max} s"
+# In a sanitizer build a report fails the test even when the status matches.
+if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer" "$out"; then fail="${fail:+$fail; }sanitizer report"; fi
 if [ -n "$fail" ]; then
   echo "FAIL: $fail"
   echo "command: $*"

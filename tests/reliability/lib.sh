@@ -30,10 +30,17 @@ fail() {
 # it may put stdout bytes in the middle of a stderr line (a message the
 # checks look for) when the two are written close together.
 
+# A sanitizer report from any rank fails the script, whatever the exit
+# status the script expects (in a sanitizer build; elsewhere there is none).
+no_sanitizer_report() {
+  if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer" err.txt; then fail "sanitizer report"; fi
+}
+
 # run_ranks ARGS...: runs `shardroof ARGS` on $ranks ranks to the end; sets $rc.
 run_ranks() {
   "${launcher[@]}" "$bin" "$@" >out.txt 2>err.txt
   rc=$?
+  no_sanitizer_report
 }
 
 # start_ranks ARGS...: starts `shardroof ARGS` on $ranks ranks in the background,
@@ -68,4 +75,5 @@ finish_launcher() {
   wait "$mpirun_pid"
   rc=$?
   mpirun_pid=""
+  no_sanitizer_report
 }

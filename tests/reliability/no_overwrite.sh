@@ -21,13 +21,18 @@ if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh nam
 grep -q "JSON written to r.json" out.txt || fail "--force did not write r.json"
 [ ! -e r-2.json ] || fail "--force wrote a fresh file"
 # --trace follows the same policy.
-"${launcher[@]}" "$bin" "${args[@]}" --trace t.json >out.txt 2>&1 || fail "first traced run failed"
+run_ranks "${args[@]}" --trace t.json
+[ "$rc" -eq 0 ] || fail "first traced run failed"
 before=$(md5sum <t.json)
-"${launcher[@]}" "$bin" "${args[@]}" --trace t.json >out.txt 2>&1 || fail "second traced run failed"
-grep -q "\-\-trace: 't.json' exists; writing 't-1.json' instead (--force overwrites)" out.txt || fail "no note of the fresh trace name"
+run_ranks "${args[@]}" --trace t.json
+[ "$rc" -eq 0 ] || fail "second traced run failed"
+grep -qx -- "--trace: 't.json' exists; writing 't-1.json' instead (--force overwrites)" err.txt ||
+  fail "no note of the fresh trace name"
 grep -q "trace written to t-1.json" out.txt || fail "the report does not name the fresh trace file"
 [ "$(md5sum <t.json)" = "$before" ] || fail "t.json was overwritten"
 python3 -c "import json; json.load(open('t-1.json'))['traceEvents']" || fail "t-1.json is not a trace"
-"${launcher[@]}" "$bin" "${args[@]}" --trace t.json --force >out.txt 2>&1 || fail "--force traced run failed"
+run_ranks "${args[@]}" --trace t.json --force
+[ "$rc" -eq 0 ] || fail "--force traced run failed"
+if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh trace name"; fi
 [ ! -e t-2.json ] || fail "--force wrote a fresh trace file"
 echo "ok: r.json kept, r-1.json chosen and printed, --force overwrote; the same for --trace"

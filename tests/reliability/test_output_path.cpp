@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,19 @@ TEST_F(OutputPath, UnwritablePlacesAreUsageErrors) {
   EXPECT_THROW(check_writable(dir_.string(), "--json"), UsageError);
   EXPECT_NO_THROW(check_writable(at("r.json"), "--json"));
   EXPECT_FALSE(fs::exists(at("r.json"))) << "the check leaves no file behind";
+}
+
+TEST_F(OutputPath, ADirectoryWithoutWritePermissionIsAUsageError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write into any directory";
+  fs::create_directories(at("locked"));
+  fs::permissions(at("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  try {
+    check_writable(at("locked/r.json"), "--json");
+    ADD_FAILURE() << "no error for a directory without write permission";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not writable"), std::string::npos) << e.what();
+  }
+  fs::permissions(at("locked"), fs::perms::owner_all);
 }
 
 TEST_F(OutputPath, MissingInputsAreUsageErrors) {
