@@ -31,32 +31,56 @@ double HostClock::stop() {
   return t1 - t0_;
 }
 
-std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
-                                    const IterationFn& op, const IterationFn& prepare) {
+namespace {
+
+// The one timing loop behind time_iterations and time_interleaved: each
+// iteration runs ops[0], ops[1], ... in turn, each after its own barrier and
+// timed on its own; `prepare`, if given, runs before each iteration's first
+// barrier, outside the timed region. Returns the per-iteration maxima over
+// ranks, operation-major (each operation's samples contiguous).
+std::vector<double> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
+                             const IterationFn& prepare) {
+  const std::size_t n_ops = ops.size();
   // Each iteration is a watched step (util/watchdog.h): the scope opens
   // before the barrier and closes after the clock stops, outside the timed
   // region, and names the step in the watchdog's message.
+  const auto step_name = [&](const char* what, int i, int of, std::size_t k) {
+    return n_ops > 1 ? fmt::format("{} iteration {} of {}, operation {} of {}", what, i + 1, of, k + 1, n_ops)
+                     : fmt::format("{} iteration {} of {}", what, i + 1, of);
+  };
   for (int i = 0; i < plan.warmup; ++i) {
-    WatchdogScope step(fmt::format("warm-up iteration {} of {}", i + 1, plan.warmup));
-    if (prepare) prepare(-1 - i);
-    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
-    op(-1 - i);
+    for (std::size_t k = 0; k < n_ops; ++k) {
+      WatchdogScope step(step_name("warm-up", i, plan.warmup, k));
+      if (k == 0 && prepare) prepare(-1 - i);
+      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+      ops[k](-1 - i);
+    }
   }
-  std::vector<double> local(static_cast<std::size_t>(std::max(plan.iters, 0)));
-  for (int i = 0; i < plan.iters; ++i) {
-    WatchdogScope step(fmt::format("timed iteration {} of {}", i + 1, plan.iters));
-    if (prepare) prepare(i);
-    SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
-    clock.start();
-    op(i);
-    local[static_cast<std::size_t>(i)] = clock.stop();
+  const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
+  std::vector<double> local(n_ops * iters);
+  for (std::size_t i = 0; i < iters; ++i) {
+    for (std::size_t k = 0; k < n_ops; ++k) {
+      WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
+      if (k == 0 && prepare) prepare(static_cast<int>(i));
+      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+      clock.start();
+      ops[k](static_cast<int>(i));
+      local[k * iters + i] = clock.stop();
+    }
   }
   // One reduction after the loop: the maxima are taken outside timed regions.
   std::vector<double> slowest(local.size());
   WatchdogScope step("max over ranks of the iteration times");
-  SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()),
-                                    MPI_DOUBLE, MPI_MAX, comm));
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE,
+                                    MPI_MAX, comm));
   return slowest;
+}
+
+}  // namespace
+
+std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
+                                    const IterationFn& op, const IterationFn& prepare) {
+  return time_ops(comm, plan, clock, {op}, prepare);
 }
 
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
@@ -66,35 +90,10 @@ TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const Ite
 
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                                   const std::vector<IterationFn>& ops) {
-  const std::size_t n_ops = ops.size();
-  for (int i = 0; i < plan.warmup; ++i) {
-    for (std::size_t k = 0; k < n_ops; ++k) {
-      WatchdogScope step(fmt::format("warm-up iteration {} of {}, operation {} of {}", i + 1, plan.warmup, k + 1,
-                                     n_ops));
-      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
-      ops[k](-1 - i);
-    }
-  }
+  const std::vector<double> slowest = time_ops(comm, plan, clock, ops, {});
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
-  // Operation-major, so each operation's samples are contiguous for the reduction.
-  std::vector<double> local(n_ops * iters);
-  for (std::size_t i = 0; i < iters; ++i) {
-    for (std::size_t k = 0; k < n_ops; ++k) {
-      WatchdogScope step(fmt::format("timed iteration {} of {}, operation {} of {}", i + 1, iters, k + 1, n_ops));
-      SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
-      clock.start();
-      ops[k](static_cast<int>(i));
-      local[k * iters + i] = clock.stop();
-    }
-  }
-  std::vector<double> slowest(local.size());
-  {
-    WatchdogScope step("max over ranks of the iteration times");
-    SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE,
-                                      MPI_MAX, comm));
-  }
-  std::vector<std::vector<double>> out(n_ops);
-  for (std::size_t k = 0; k < n_ops; ++k)
+  std::vector<std::vector<double>> out(ops.size());
+  for (std::size_t k = 0; k < ops.size(); ++k)
     out[k].assign(slowest.begin() + static_cast<std::ptrdiff_t>(k * iters),
                   slowest.begin() + static_cast<std::ptrdiff_t>((k + 1) * iters));
   return out;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
