@@ -45,14 +45,13 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
   const std::byte* own = all_reduce ? in : in + part.offset(rank) * es;
   const bool in_place = own == recv;
   Tracer* const tr = s.options.tracer;
-  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   const std::int64_t peers = n - 1;
 
   if (n == 1 || mine == 0) {
     // One rank, or nothing arrives here; peers may still need our blocks.
     if (n > 1) {
       {
-        TraceSpan span(tr, "send", "comm", {{"bytes", i64((count - mine) * es)}, {"peers", peers}});
+        TraceSpan span(tr, "send", "comm", {{"bytes", (count - mine) * es}, {"peers", peers}});
         for (int p = 1; p < n; ++p) {
           const int dst = (rank + p) % n;
           const std::size_t len = all_reduce ? count : part.size(dst);
@@ -79,7 +78,7 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
   }
   {
     TraceSpan span(tr, "send", "comm",
-                   {{"bytes", i64((all_reduce ? count * static_cast<std::size_t>(peers) : count - mine) * es)}, {"peers", peers}});
+                   {{"bytes", (all_reduce ? count * static_cast<std::size_t>(peers) : count - mine) * es}, {"peers", peers}});
     for (int p = 1; p < n; ++p) {
       const int dst = (rank + p) % n;
       const std::size_t len = all_reduce ? count : part.size(dst);
@@ -95,7 +94,7 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
     mine_src = slot(rank);
   }
   {
-    TraceSpan span(tr, "recv", "wait", {{"bytes", i64(slot_bytes) * peers}, {"peers", peers}});
+    TraceSpan span(tr, "recv", "wait", {{"bytes", slot_bytes * peers}, {"peers", peers}});
     wait_all(s.recvs);
   }
   // In place, AllReduce's peers read the output buffer until their receives
@@ -107,7 +106,7 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
   const auto contribution = [&](int r) -> const std::byte* { return r == rank ? mine_src : slot(r); };
   auto* out = static_cast<std::byte*>(recv);
   {
-    TraceSpan span(tr, "reduce", "compute", {{"bytes", i64(slot_bytes) * peers}});
+    TraceSpan span(tr, "reduce", "compute", {{"bytes", slot_bytes * peers}});
     mem.reduce(out, contribution(0), contribution(1), mine, type, op);
     for (int r = 2; r < n; ++r) mem.reduce(out, out, contribution(r), mine, type, op);
   }

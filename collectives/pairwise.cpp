@@ -48,7 +48,6 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   // Spans name the round: 0 reduces (or gathers, for AllGather), 1 gathers
   // what AllReduce reduced.
   Tracer* const tr = s.options.tracer;
-  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   const std::int64_t peers = n - 1;
   const std::size_t others = count - mine;  // elements of every block but this rank's
 
@@ -78,14 +77,14 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
     mem.copy(out_base + part.offset(rank) * es, send, mine * es);  // no-op in place
     post_gather_recvs(out_base);
     {
-      TraceSpan span(tr, "send", "comm", {{"round", 0}, {"bytes", i64(mine * es) * peers}, {"segments", i64(nseg(rank))}, {"peers", peers}});
+      TraceSpan span(tr, "send", "comm", {{"round", 0}, {"bytes", mine * es * peers}, {"segments", nseg(rank)}, {"peers", peers}});
       for (std::size_t j = 0; j < nseg(rank); ++j) send_gather_segment(out_base, j);
     }
     {
-      TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"bytes", i64(others * es)}, {"peers", peers}});
+      TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"bytes", others * es}, {"peers", peers}});
       wait_all_politely(s.ag_recvs);
     }
-    TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", i64(mine * es) * peers}, {"peers", peers}});
+    TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", mine * es * peers}, {"peers", peers}});
     wait_all_politely(s.ag_sends);
     mem.synchronize();
     return;
@@ -99,7 +98,7 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   // Every segment of every other rank's block leaves at once; the peers pull
   // them as they post their receives.
   {
-    TraceSpan span(tr, "send", "comm", {{"round", 0}, {"bytes", i64(others * es)}, {"peers", peers}});
+    TraceSpan span(tr, "send", "comm", {{"round", 0}, {"bytes", others * es}, {"peers", peers}});
     for (int p = 1; p < n; ++p) {
       const int dst = (rank + p) % n;
       for (std::size_t j = 0; j < nseg(dst); ++j)
@@ -126,37 +125,37 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
     if (j + 1 < my_segs) post_reduce_recvs(j + 1);
     const std::size_t len = seg_len(rank, j);
     {
-      TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"segment", i64(j)}, {"bytes", i64(len * es) * peers}, {"peers", peers}});
+      TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"segment", j}, {"bytes", len * es * peers}, {"peers", peers}});
       wait_all_politely(s.rs_recvs[j % 2]);
     }
     std::byte* o = out + j * seg * es;
     const std::byte* first = own + j * seg * es;
     {
-      TraceSpan span(tr, "reduce", "compute", {{"round", 0}, {"segment", i64(j)}, {"bytes", i64(len * es) * peers}});
+      TraceSpan span(tr, "reduce", "compute", {{"round", 0}, {"segment", j}, {"bytes", len * es * peers}});
       for (int p = 1; p < n; ++p) {
         const int src = (rank + p) % n;
         mem.reduce(o, p == 1 ? first : o, slot(j % 2, src), len, type, op);
       }
     }
     if (all_reduce) {
-      TraceSpan span(tr, "send", "comm", {{"round", 1}, {"segment", i64(j)}, {"bytes", i64(len * es) * peers}, {"peers", peers}});
+      TraceSpan span(tr, "send", "comm", {{"round", 1}, {"segment", j}, {"bytes", len * es * peers}, {"peers", peers}});
       // A device reduction is queued on a stream: finish it before sending.
       if (mem.space() == MemorySpace::Device) mem.synchronize();
       send_gather_segment(out_base, j);
     }
   }
   {
-    TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", i64(others * es)}, {"peers", peers}});
+    TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", others * es}, {"peers", peers}});
     wait_all_politely(s.rs_sends);
   }
   if (all_reduce) {
     // In place, the other blocks are our sends' buffers until those complete.
     if (in_place) post_gather_recvs(out_base);
     {
-      TraceSpan span(tr, "recv", "wait", {{"round", 1}, {"bytes", i64(others * es)}, {"peers", peers}});
+      TraceSpan span(tr, "recv", "wait", {{"round", 1}, {"bytes", others * es}, {"peers", peers}});
       wait_all_politely(s.ag_recvs);
     }
-    TraceSpan span(tr, "wait send", "wait", {{"round", 1}, {"bytes", i64(mine * es) * peers}, {"peers", peers}});
+    TraceSpan span(tr, "wait send", "wait", {{"round", 1}, {"bytes", mine * es * peers}, {"peers", peers}});
     wait_all_politely(s.ag_sends);
   }
   if (op == ReduceOp::Avg) mem.divide(recv, all_reduce ? count : mine, type, n);

@@ -14,26 +14,25 @@ void ring_all_gather_in_place(Transport& transport, void* buf, std::size_t count
   auto* base = static_cast<std::byte*>(buf);
   const int next = (rank + 1) % n;
   const int prev = (rank + n - 1) % n;
-  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   for (int step = 0; step < n - 1; ++step) {
     const int b_send = ((rank - step) % n + n) % n;
     const int b_recv = ((rank - step - 1) % n + n) % n;
     const std::size_t send_bytes = part.size(b_send) * element_bytes;
     const std::size_t recv_bytes = part.size(b_recv) * element_bytes;
     TraceSpan step_span(tracer, "all-gather step", "step",
-                        {{"step", step}, {"bytes_sent", i64(send_bytes)}, {"bytes_received", i64(recv_bytes)},
+                        {{"step", step}, {"bytes_sent", send_bytes}, {"bytes_received", recv_bytes},
                          {"to", next}, {"from", prev}});
     auto r = transport.irecv(base + part.offset(b_recv) * element_bytes, recv_bytes, prev, tag);
     RequestPtr s;
     {
-      TraceSpan span(tracer, "send", "comm", {{"step", step}, {"bytes", i64(send_bytes)}, {"segments", 1}, {"to", next}});
+      TraceSpan span(tracer, "send", "comm", {{"step", step}, {"bytes", send_bytes}, {"segments", 1}, {"to", next}});
       s = transport.isend(base + part.offset(b_send) * element_bytes, send_bytes, next, tag);
     }
     {
-      TraceSpan span(tracer, "recv", "wait", {{"step", step}, {"bytes", i64(recv_bytes)}, {"from", prev}});
+      TraceSpan span(tracer, "recv", "wait", {{"step", step}, {"bytes", recv_bytes}, {"from", prev}});
       r->wait();
     }
-    TraceSpan span(tracer, "wait send", "wait", {{"step", step}, {"bytes", i64(send_bytes)}, {"to", next}});
+    TraceSpan span(tracer, "wait send", "wait", {{"step", step}, {"bytes", send_bytes}, {"to", next}});
     s->wait();
   }
 }

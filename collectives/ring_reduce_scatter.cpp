@@ -39,7 +39,6 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
   };
 
   Tracer* const tr = options.tracer;
-  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   std::vector<RequestPtr> sends;
   for (int step = 0; step < n - 1; ++step) {
     const int b_send = mod(rank - step - 1);
@@ -49,13 +48,13 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
     const std::size_t n_recv = part.size(b_recv);
     const int tag = options.tag;
     TraceSpan step_span(tr, "reduce-scatter step", "step",
-                        {{"step", step}, {"bytes_sent", i64(n_send * es)}, {"bytes_received", i64(n_recv * es)},
+                        {{"step", step}, {"bytes_sent", n_send * es}, {"bytes_received", n_recv * es},
                          {"to", next}, {"from", prev}});
 
     {
       TraceSpan span(tr, "send", "comm",
-                     {{"step", step}, {"bytes", i64(n_send * es)},
-                      {"segments", i64((n_send + seg_elems - 1) / seg_elems)}, {"to", next}});
+                     {{"step", step}, {"bytes", n_send * es},
+                      {"segments", (n_send + seg_elems - 1) / seg_elems}, {"to", next}});
       for (std::size_t off = 0; off < n_send; off += seg_elems) {
         const std::size_t len = std::min(seg_elems, n_send - off);
         sends.push_back(transport.isend(src + off * es, len * es, next, tag));
@@ -76,15 +75,15 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
       const std::size_t off = j * seg_elems;
       const std::size_t len = std::min(seg_elems, n_recv - off);
       {
-        TraceSpan span(tr, "recv", "wait", {{"step", step}, {"segment", i64(j)}, {"bytes", i64(len * es)}, {"from", prev}});
+        TraceSpan span(tr, "recv", "wait", {{"step", step}, {"segment", j}, {"bytes", len * es}, {"from", prev}});
         recvs[j % 2]->wait();
       }
-      TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", i64(j)}, {"bytes", i64(len * es)}});
+      TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", j}, {"bytes", len * es}});
       memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
     }
     // The next step sends what this one reduced, and the buffer this step
     // sent from is written again two steps later: both need the sends done.
-    TraceSpan span(tr, "wait send", "wait", {{"step", step}, {"bytes", i64(n_send * es)}, {"to", next}});
+    TraceSpan span(tr, "wait send", "wait", {{"step", step}, {"bytes", n_send * es}, {"to", next}});
     wait_all(sends);
   }
 }

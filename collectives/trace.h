@@ -22,8 +22,13 @@
 namespace shardroof::coll {
 
 // One integer argument of a span; `key` is a string literal (it must outlive
-// the program's use of the span, so it is never copied).
+// the program's use of the span, so it is never copied). Any integer
+// (a size_t count of bytes, an int step) converts here, once, so callers
+// pass their values as they are.
 struct TraceArg {
+  constexpr TraceArg() noexcept = default;
+  template <class Int, std::enable_if_t<std::is_integral_v<Int>, int> = 0>
+  constexpr TraceArg(const char* k, Int v) noexcept : key(k), value(static_cast<std::int64_t>(v)) {}
   const char* key = nullptr;
   std::int64_t value = 0;
 };

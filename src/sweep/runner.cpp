@@ -52,15 +52,14 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
   auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
   auto collective = setup_.make(plan_.kind, plan_.impl, ring);
   auto clock = backend_.make_clock();
-  const auto i64 = [](std::size_t v) { return static_cast<std::int64_t>(v); };
   // A span keeps its name as a pointer: to_string views a string literal.
   const char* kind_name = coll::to_string(plan_.kind).data();
   const auto run_gemm = [&] {
-    coll::TraceSpan span(tracer, "gemm", "compute", {{"m", i64(B)}, {"n", i64(F)}, {"k", i64(shard.size)}});
+    coll::TraceSpan span(tracer, "gemm", "compute", {{"m", B}, {"n", F}, {"k", shard.size}});
     gemm->run();
   };
   const auto reduce = [&] {
-    coll::TraceSpan span(tracer, kind_name, "collective", {{"bytes", i64(BF * es)}});
+    coll::TraceSpan span(tracer, kind_name, "collective", {{"bytes", BF * es}});
     collective->run(partial->data(), z->data(), BF, plan_.type, coll::ReduceOp::Sum);
   };
   // Each measurement is a region of the trace; its last timed iteration is recorded.
@@ -141,11 +140,11 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
                             [&](std::size_t k) {
                               const Chunk& c = chunks[k];
                               {
-                                coll::TraceSpan span(comm_tracer, "wait gemm", "wait", {{"chunk", i64(k)}});
+                                coll::TraceSpan span(comm_tracer, "wait gemm", "wait", {{"chunk", k}});
                                 chunk_gemm->wait_for(k);
                               }
                               coll::TraceSpan span(comm_tracer, kind_name, "collective",
-                                                   {{"bytes", i64(c.count * es)}, {"chunk", i64(k)}});
+                                                   {{"bytes", c.count * es}, {"chunk", k}});
                               chunk_collective->run(partial_bytes + c.send * es, z_bytes + c.recv * es, c.count,
                                                     plan_.type, coll::ReduceOp::Sum);
                             });
@@ -163,12 +162,12 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
       for (std::size_t k = 0; k < chunks.size(); ++k) {
         {
           coll::TraceSpan span(tracer, "gemm", "compute",
-                               {{"chunk", i64(k)}, {"elements", i64(chunks[k].count)}, {"k", i64(shard.size)}});
+                               {{"chunk", k}, {"elements", chunks[k].count}, {"k", shard.size}});
           chunk_gemm->run(k);  // chunk k's GEMM (queued on its own stream on a GPU)
         }
         comm_thread.submit(k);  // its collective, while chunk k + 1 computes
       }
-      coll::TraceSpan span(tracer, "wait comm", "wait", {{"chunks", i64(chunks.size())}});
+      coll::TraceSpan span(tracer, "wait comm", "wait", {{"chunks", chunks.size()}});
       comm_thread.wait();
     });
     if (plan_.check) rec.overlap_check = check_z();
