@@ -73,7 +73,7 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
       if (me == 0 && plan.check) std::memset(recv.data(), 0, bytes);
     };
     const TimeStats rt = measure(pair_comm, plan.timing, clock, round_trip, clear);
-    out.push_back({bytes, {rt.median / 2, rt.min / 2, rt.max / 2}});
+    out.push_back({bytes, scaled(rt, 0.5)});
     if (me == 0 && plan.check && plan.timing.iters + plan.timing.warmup > 0) {
       for (std::uint64_t i = 0; i < bytes; ++i) wrong += send[i] != recv[i];
     }
@@ -148,8 +148,13 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
     }
     PairMeasurement m;
     m.pair = pair;
-    for (std::size_t i = 0; i < nsizes; ++i)
-      m.times.push_back({plan.sizes[i], {packed[3 * i], packed[3 * i + 1], packed[3 * i + 2]}});
+    for (std::size_t i = 0; i < nsizes; ++i) {
+      TimeStats t;
+      t.median = packed[3 * i];
+      t.min = packed[3 * i + 1];
+      t.max = packed[3 * i + 2];
+      m.times.push_back({plan.sizes[i], t});
+    }
     m.wrong = static_cast<long long>(packed[3 * nsizes]);
     all.push_back(m);
     if (on_pair_done && !on_pair_done(all.back())) break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -13,12 +14,26 @@ namespace shardroof {
 TimeStats summarize(std::vector<double> samples) {
   TimeStats s;
   if (samples.empty()) return s;
+  s.samples = samples;
   std::sort(samples.begin(), samples.end());
   const std::size_t n = samples.size();
   s.min = samples.front();
   s.max = samples.back();
   s.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  // Nearest rank: the smallest sample with at least p% of the samples at or below it.
+  const auto percentile = [&](double p) {
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
+    return samples[std::clamp<std::size_t>(rank, 1, n) - 1];
+  };
+  s.p95 = percentile(95);
+  s.p99 = percentile(99);
   return s;
+}
+
+TimeStats scaled(TimeStats stats, double factor) {
+  for (double* v : {&stats.median, &stats.min, &stats.max, &stats.p95, &stats.p99}) *v *= factor;
+  for (double& v : stats.samples) v *= factor;
+  return stats;
 }
 
 void HostClock::start() {

@@ -16,11 +16,16 @@
 
 namespace shardroof {
 
-// Median, min and max over iterations of the per-iteration maximum over ranks.
+// Statistics over iterations of the per-iteration maximum over ranks.
 struct TimeStats {
   double median = 0;
   double min = 0;
   double max = 0;
+  double p95 = 0;  // nearest-rank percentiles over iterations
+  double p99 = 0;
+  // The per-iteration values themselves, in iteration order: what a
+  // resampling (bootstrap) interval or a later reader needs.
+  std::vector<double> samples;
 };
 
 // What the output says about how numbers were aggregated.
@@ -28,6 +33,10 @@ inline constexpr std::string_view kAggregationNote =
     "time per iteration = max over ranks; reported: median (min, max) over iterations";
 
 TimeStats summarize(std::vector<double> samples);
+
+// Every statistic and sample multiplied by `factor` (a round trip halved
+// into a one-way time, say).
+TimeStats scaled(TimeStats stats, double factor);
 
 // Times one operation on this rank.
 class Clock {

@@ -62,5 +62,22 @@ TEST(TimeInterleaved, NoOperationsOrNoIterationsGiveEmptySamples) {
   EXPECT_TRUE(none[0].empty());
 }
 
+TEST(Summarize, MedianPercentilesAndSamplesInIterationOrder) {
+  // 1..20 shuffled: nearest-rank p95 is the 19th smallest, p99 the 20th.
+  std::vector<double> v;
+  for (int i = 0; i < 20; ++i) v.push_back(static_cast<double>((i * 7) % 20 + 1));
+  const TimeStats s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 20);
+  EXPECT_DOUBLE_EQ(s.median, 10.5);
+  EXPECT_DOUBLE_EQ(s.p95, 19);
+  EXPECT_DOUBLE_EQ(s.p99, 20);
+  EXPECT_EQ(s.samples, v);
+  const TimeStats one = summarize({3.0});
+  EXPECT_DOUBLE_EQ(one.p95, 3);
+  EXPECT_DOUBLE_EQ(one.p99, 3);
+  EXPECT_TRUE(summarize({}).samples.empty());
+}
+
 }  // namespace
 }  // namespace shardroof

@@ -250,10 +250,10 @@ TEST(ChunkWorker, AnErrorEnteringTheThreadReachesWait) {
 PointRecord timed_point(double math, double comm, double step, std::optional<double> overlap) {
   PointRecord p;
   p.D = 64;
-  p.t_math = {math, math, math};
-  p.t_comm = {comm, comm, comm};
-  p.t_step = {step, step, step};
-  if (overlap) p.t_overlap = TimeStats{*overlap, *overlap, *overlap};
+  p.t_math = summarize({math});
+  p.t_comm = summarize({comm});
+  p.t_step = summarize({step});
+  if (overlap) p.t_overlap = summarize({*overlap});
   return p;
 }
 
