@@ -91,14 +91,23 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
     case CrossingKind::Bracketed: {
       const Crossing& c = *std::find_if(e.crossings.begin(), e.crossings.end(),
                                         [](const Crossing& x) { return x.upward; });
-      if (analysis.interval && analysis.interval->within(*e.D, plan_.target))
-        return {SearchStop::Converged, 0, 0,
-                fmt::format("the 95% interval is within +-{:g}% of D*", 100 * plan_.target)};
+      // The interval covers the samples' noise, not the interpolation
+      // between the two points: it counts only once they are as close as
+      // the target.
       if (c.D_above / c.D_below > (1 + plan_.target) / (1 - plan_.target)) {
         const auto mid = static_cast<std::uint64_t>(std::llround(std::sqrt(c.D_below * c.D_above)));
         if (static_cast<double>(mid) > c.D_below && static_cast<double>(mid) < c.D_above)
           return measure_if_affordable(points, elapsed_s, mid, base, "bisect");
       }
+      // Each of the two points measured at least twice: a disturbance that
+      // lasts several iterations of one measurement moves its median, and
+      // a bootstrap of those samples alone would not show it.
+      const PointRecord* below = point_at(points, c.D_below);
+      const PointRecord* above = point_at(points, c.D_above);
+      const bool repeated = below && above && std::min(below->iterations, above->iterations) >= 2 * base;
+      if (repeated && analysis.interval && analysis.interval->within(*e.D, plan_.target))
+        return {SearchStop::Converged, 0, 0,
+                fmt::format("the 95% interval is within +-{:g}% of D*", 100 * plan_.target)};
       return more_iterations(c, "more iterations");
     }
     case CrossingKind::AboveRange: {

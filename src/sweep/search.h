@@ -10,7 +10,10 @@
 //     make the interval narrower.
 //  3. More iterations near the crossing: double the samples at the
 //     bracketing point that has fewer, until the 95% interval of D* lies
-//     within +-t of it.
+//     within +-t of it. The interval covers the samples' noise, so it ends
+//     the search only once the pair is that narrow (not the interpolation
+//     between two distant points) and each of the two was measured at
+//     least twice (not a disturbance that held through one measurement).
 // Each step first asks the time budget: a measurement whose estimated
 // time would end past it is not started. The search is pure (its inputs
 // are the points, the analysis and the clock), so it is unit tested on

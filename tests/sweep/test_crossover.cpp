@@ -255,10 +255,20 @@ TEST(CrossoverSearch, ANarrowBracketGetsMoreIterationsWhereThereAreFewer) {
   EXPECT_EQ(second.iters, 10);
 }
 
-TEST(CrossoverSearch, StopsWhenTheIntervalIsWithinTheTarget) {
+TEST(CrossoverSearch, StopsWhenTheIntervalIsWithinTheTargetAndThePairAsClose) {
   const CrossoverSearch s(search_plan());
-  const SearchStep step = next_step(s, {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
-  EXPECT_EQ(step.stop, SearchStop::Converged);
+  // Noise-free points: the interval is the point 400 itself; but 256 and 512
+  // are too far apart to trust the interpolation, so it bisects first.
+  const SearchStep wide = next_step(s, {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
+  EXPECT_EQ(wide.stop, SearchStop::None);
+  EXPECT_EQ(wide.D, 362u);
+  // Close enough, but each measured once: once more each.
+  const SearchStep once = next_step(s, {steady(380, t_math_at(380), kTcomm), steady(420, t_math_at(420), kTcomm)});
+  EXPECT_EQ(once.stop, SearchStop::None);
+  EXPECT_EQ(once.D, 380u);
+  const SearchStep done =
+      next_step(s, {steady(380, t_math_at(380), kTcomm, 20), steady(420, t_math_at(420), kTcomm, 20)});
+  EXPECT_EQ(done.stop, SearchStop::Converged);
 }
 
 TEST(CrossoverSearch, StartsNoMeasurementThatWouldEndPastTheBudget) {
