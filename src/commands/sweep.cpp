@@ -91,6 +91,9 @@ void apply_builtin_defaults(CLI::App& app) {
   }
 }
 
+// What `--D auto` times on one rank.
+constexpr const char* kOneRankD = "16:1024:x2";
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -189,6 +192,7 @@ class SweepCommand final : public Command {
     sc.arithmetic = backend->arithmetic(plan.type);
     sc.timed_gemm = runner.timed_gemm_work();
     sc.collective = setup->describe(plan.impl);
+    sc.auto_D = f_.D == "auto";
 
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
@@ -329,8 +333,8 @@ class SweepCommand final : public Command {
         info.command = "sweep";
         info.traced = std::string("the last timed iteration of T_math, T_comm") +
                       (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
-                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, the "
-                      "collective fit) are not traced";
+                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
+                      "at S, the ring probe) are not traced";
         info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
         if (plan.backend == Backend::Cuda)
           info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
@@ -372,15 +376,13 @@ class SweepCommand final : public Command {
     if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
     plan.B = f_.B;
     plan.F = f_.F;
-    plan.search = f_.D == "auto";
-    if (plan.search) {
-      if (ranks < 2)
-        throw_usage("--D auto: searches the crossover of compute and communication, which needs 2 or more ranks; "
-                    "give a --D list to time the GEMM on one rank");
-      plan.budget_s = parse_number(f_.budget_s, "--budget-s");
-      if (!(plan.budget_s > 0)) throw_usage("--budget-s: must be a positive number of seconds, got '{}'", f_.budget_s);
-    } else {
-      plan.D = parse_int_list(f_.D, "--D");
+    plan.budget_s = parse_number(f_.budget_s, "--budget-s");
+    if (!(plan.budget_s > 0)) throw_usage("--budget-s: must be a positive number of seconds, got '{}'", f_.budget_s);
+    // One rank communicates nothing, so there is no crossover to search:
+    // --D auto times the GEMM over a fixed grid instead.
+    plan.search = f_.D == "auto" && ranks >= 2;
+    if (!plan.search) {
+      plan.D = parse_int_list(f_.D == "auto" ? kOneRankD : f_.D, "--D");
       for (const auto d : plan.D)
         if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
     }

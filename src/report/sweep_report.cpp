@@ -256,6 +256,10 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
                         plan.overlap, plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
                         100 * sweep::kMinHideableFraction);
   out_ << "# " << kAggregationNote << "\n";
+  if (!plan.search && ctx.ranks < 2 && ctx.auto_D)
+    out_ << fmt::format("# D = auto on one rank: no communication, so no crossover to search; the GEMM alone at D "
+                        "= {} .. {}\n",
+                        plan.D.front(), plan.D.back());
   if (plan.search)
     out_ << fmt::format("# D = auto: bracket the crossing on a x2 grid, then bisect in log D and add iterations at "
                         "the two points around it until its {:g}% interval is within +-{:g}% of D* or {:g} s have "

@@ -22,6 +22,7 @@ struct SweepContext {
   std::string arithmetic;  // what the GEMM computes in
   std::string timed_gemm;  // what the timed GEMM region holds
   std::string collective;  // e.g. "all_reduce ring/mpi"
+  bool auto_D = false;     // --D auto was asked for (on one rank it times a fixed grid)
 };
 
 // With `--D auto`: the search and where it stands (stop is None while it runs).
