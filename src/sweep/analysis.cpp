@@ -39,7 +39,12 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   // size at every D), so the calibration sees the same conditions as the
   // points.
   std::vector<double> at_S = ceilings.collective.time.samples;
-  for (const auto& p : points) at_S.insert(at_S.end(), p.t_comm.samples.begin(), p.t_comm.samples.end());
+  for (const auto& p : points) {
+    at_S.insert(at_S.end(), p.t_comm.samples.begin(), p.t_comm.samples.end());
+    const bool first = &p == &points.front();
+    a.t_comm_points_min_s = first ? p.t_comm.median : std::min(a.t_comm_points_min_s, p.t_comm.median);
+    a.t_comm_points_max_s = first ? p.t_comm.median : std::max(a.t_comm_points_max_s, p.t_comm.median);
+  }
   a.t_comm_samples = static_cast<int>(at_S.size());
   a.t_comm_measured_s = at_S.empty() ? ceilings.collective.time.median : summarize(std::move(at_S)).median;
   a.calibrated.flops_per_s = a.book.flops_per_s;

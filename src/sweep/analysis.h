@@ -51,6 +51,10 @@ struct SweepAnalysis {
   double t_comm_book_s = 0;      // the book's T_comm with the link's W, alpha and g
   double t_comm_measured_s = 0;  // the collective's median at S over every sample of the run
   int t_comm_samples = 0;        // how many
+  // The points' own T_comm medians, lowest and highest: a collective whose
+  // time changes between measurements (a link with two states) moves D*
+  // with it, which no interval over one point's samples shows.
+  double t_comm_points_min_s = 0, t_comm_points_max_s = 0;
   double W_eff_bytes_per_s = 0;  // the W that T_comm(S) implies with everything in the bandwidth term
   EmpiricalCrossover empirical;
   std::optional<Interval> interval;  // of D_empirical

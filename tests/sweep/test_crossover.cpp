@@ -123,6 +123,8 @@ TEST(SweepAnalysis, TheCalibrationPoolsEveryTCommSampleOfTheRun) {
   const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(1e-3), points);
   EXPECT_EQ(a.t_comm_samples, 40);
   EXPECT_DOUBLE_EQ(a.t_comm_measured_s, 2e-3);
+  EXPECT_DOUBLE_EQ(a.t_comm_points_min_s, 3e-3);
+  EXPECT_DOUBLE_EQ(a.t_comm_points_max_s, 3e-3);
 }
 
 // A memory so slow that writing the B x F result alone takes longer than
