@@ -39,7 +39,7 @@ GemmShape grown_gemm_shape(GemmShape shape, double seconds, double min_seconds, 
     const double m = static_cast<double>(g.m), n = static_cast<double>(g.n), k = static_cast<double>(g.k);
     return (m * k + k * n + m * n) * static_cast<double>(element_bytes);
   };
-  const double volume = std::clamp(1.5 * min_seconds / std::max(seconds, 1e-9), 2.0, 64.0);
+  const double volume = std::clamp(1.2 * min_seconds / std::max(seconds, 1e-9), 2.0, 64.0);
   const double f = std::cbrt(volume);
   const auto up = [&](std::size_t d) {
     return static_cast<std::size_t>(std::ceil(static_cast<double>(d) * f / kAlign) * kAlign);
@@ -72,10 +72,11 @@ GemmRate measure_peak_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::siz
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &budget, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
 
   // Shapes too short are probed with few iterations; the shape that is
-  // long enough gets the full timing plan. Every rank sees the same
-  // per-iteration maxima, so every rank picks the same shapes.
+  // long enough gets the full timing plan (unless that is no more than the
+  // probe). Every rank sees the same per-iteration maxima, so every rank
+  // picks the same shapes.
   constexpr int kMaxRounds = 8;
-  const TimingPlan probe{1, 3};
+  const TimingPlan probe{std::min(timing.warmup, 1), std::min(timing.iters, 3)};
   GemmShape shape{m, n, k};
   GemmRate rate = measure_gemm_rate(backend, comm, m, n, k, type, timing);
   bool probed = false;
@@ -87,7 +88,8 @@ GemmRate measure_peak_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::siz
     rate = measure_gemm_rate(backend, comm, shape.m, shape.n, shape.k, type, probe);
     probed = true;
   }
-  if (probed) rate = measure_gemm_rate(backend, comm, shape.m, shape.n, shape.k, type, timing);
+  const bool probe_is_the_plan = probe.warmup == timing.warmup && probe.iters == timing.iters;
+  if (probed && !probe_is_the_plan) rate = measure_gemm_rate(backend, comm, shape.m, shape.n, shape.k, type, timing);
   return rate;
 }
 

@@ -47,7 +47,7 @@ struct GemmShape {
 };
 
 // The next shape to try when `shape` took `seconds` per call: its volume
-// scaled by 1.5 * min_seconds / seconds (at least 2, at most 64, as one
+// scaled by 1.2 * min_seconds / seconds (at least 2, at most 64, as one
 // call far shorter than a launch says little about the larger one), each
 // dimension by the cube root, rounded up to a multiple of 128, and then cut
 // back so that A, B and C together stay within `max_bytes`. Returns
