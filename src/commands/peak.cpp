@@ -306,8 +306,8 @@ class PeakCommand final : public Command {
     out << "\n# memory bandwidth M (GB/s) and local reduction rate g (ns per element, dst = a + b)\n";
     if (!nodes.empty()) {
       const auto& m = nodes[0]["memory"];
-      out << fmt::format("# M in {}, {} MB per array;", m["space"].get<std::string>(),
-                         m["bytes_per_array"].get<double>() / 1e6);
+      out << fmt::format("# M in {}, {:.0f} MiB per array;", m["space"].get<std::string>(),
+                         m["bytes_per_array"].get<double>() / (1 << 20));
       for (const auto& r : nodes[0]["reduction"])
         out << fmt::format(" g {} on {} elements;", r["datatype"].get<std::string>(), r["elements"].get<std::size_t>());
       out << " timed with the backend's clock\n";
