@@ -138,11 +138,13 @@ benv=(
   PMIX_PREFIX="$B/pmix"
   PMIX_MCA_mca_base_component_path="$B/pmix/lib/pmix"
   # Ranks of one machine: shared memory and TCP, no single-copy kernel
-  # mechanism (CMA is refused in some sandboxes), oversubscribed if need be.
+  # mechanism (CMA is refused in some sandboxes), oversubscribed if need be,
+  # not bound to cores (a virtual machine's topology may not allow it).
   OMPI_MCA_pml=ob1
   OMPI_MCA_btl=self,vader,tcp
   OMPI_MCA_btl_vader_single_copy_mechanism=none
   OMPI_MCA_rmaps_base_oversubscribe=1
+  OMPI_MCA_hwloc_base_binding_policy=none
   OMPI_ALLOW_RUN_AS_ROOT=1
   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   # Two ranks share the one GPU (over NCCL with a host id each).
@@ -203,6 +205,7 @@ machine_libs='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|l
 bad=0 files=0
 while IFS= read -r f; do
   files=$((files + 1))
+  deps=$(ldd "$f" 2>&1) || true
   while read -r name arrow path _; do
     [ "$arrow" = "=>" ] || continue
     if [ "$path" = "not" ]; then
@@ -210,7 +213,12 @@ while IFS= read -r f; do
     elif [[ $path != "$B"/* ]] && ! [[ $name =~ $machine_libs ]]; then
       echo "OUTSIDE THE BUNDLE $name => $path (for ${f#"$B"/})"; bad=1
     fi
-  done < <(ldd "$f")
+  done <<<"$deps"
+  # A library this machine has in too old a version (e.g. glibc older
+  # than the build machine's): "version `GLIBC_2.36' not found".
+  if [[ $deps == *"version \`"*"not found"* ]]; then
+    grep 'not found' <<<"$deps" | sed "s|^|TOO OLD (for ${f#"$B"/}): |"; bad=1
+  fi
 done < <(find "$B/bin" "$B/lib" "$B/openmpi" "$B/pmix" -type f \( -perm -u+x -o -name '*.so*' \) | sort)
 [ "$bad" = 0 ] || exit 1
 echo "libraries: all resolved for $files programs and libraries (bundle, or this machine's glibc, driver, cuBLAS, NCCL)"
