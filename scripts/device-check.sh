@@ -37,7 +37,8 @@
 #                up to the point where it needs a GPU, which proves that
 #                each command line is accepted.
 # Environment: OUT (result folder), BUDGET_S (seconds for all steps after
-# the preflight, default 330), KEEP_UNPACKED=1 (keep the unpacked bundle).
+# the preflight, default 330), TMPDIR (where to unpack; default
+# device-bundle/), KEEP_UNPACKED=1 (keep the unpacked bundle).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,7 +74,11 @@ else
   final="$here/results/device-check-$(date +%Y%m%d-%H%M%S)"
   mkdir -p "$final"
 fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/shardroof-device.XXXXXX")
+# Unpacked beside the bundle unless TMPDIR says otherwise: a machine's /tmp
+# may not allow programs to run from it.
+unpack_base=${TMPDIR:-$here/device-bundle}
+mkdir -p "$unpack_base"
+work=$(mktemp -d "$unpack_base/run.XXXXXX")
 R="$work/results"
 mkdir -p "$R"
 cleanup() { [ "${KEEP_UNPACKED:-0}" = 1 ] || rm -rf "$work"; }

@@ -11,4 +11,4 @@ rm -rf "$work"
 mkdir -p "$work"
 # gzip: seconds to make, where xz takes half a minute (the archive is not kept).
 "$src/scripts/device-bundle.sh" --build-dir "$build" --out "$work/bundle" --compress gzip >/dev/null
-OUT="$work/out" "$src/scripts/device-check.sh" --preflight --bundle "$work/bundle/shardroof-device.tar.gz"
+OUT="$work/out" TMPDIR="$work" "$src/scripts/device-check.sh" --preflight --bundle "$work/bundle/shardroof-device.tar.gz"
