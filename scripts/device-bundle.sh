@@ -95,7 +95,7 @@ mkdir -p "$stage/bin" "$stage/lib"
 manifest="$stage/MANIFEST.txt"
 {
   echo "shardroof device bundle"
-  echo "made:    $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname) ($(. /etc/os-release && echo "$PRETTY_NAME"))"
+  echo "made:    $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname) ($(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"'))"
   echo "source:  $(git describe --always --dirty 2>/dev/null || echo unknown)"
   echo "build:   $BUILD_DIR (Release; GPU code: $archs)"
 } >"$manifest"

@@ -39,6 +39,7 @@
 # Environment: OUT (result folder), BUDGET_S (seconds for all steps after
 # the preflight, default 330), TMPDIR (where to unpack; default
 # device-bundle/), KEEP_UNPACKED=1 (keep the unpacked bundle).
+# shellcheck disable=SC2054  # commas inside the commands' values (lists), not between elements
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,8 +64,9 @@ fi
 
 say() { echo "device-check: $*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
-[ -n "$bundle" ] && [ -f "$bundle" ] ||
+if [ -z "$bundle" ] || [ ! -f "$bundle" ]; then
   die "no bundle (make one with scripts/device-bundle.sh, or give --bundle FILE)"
+fi
 
 # ---- the results folder and the unpacked bundle ---------------------------
 if [ -n "${OUT:-}" ]; then
@@ -301,12 +303,14 @@ if [ "$preflight_only" = 1 ] && [ "$gpu_visible" = 0 ]; then
     } | sort -u >"$R/hidden.txt"
     cat >"$work/hide.sh" <<'SH'
 set -eu
-empty=$(mktemp -d)
+empty=$(dirname "$0")/empty
+mkdir -p "$empty"
 while read -r kind path; do
   if [ "$kind" = dir ]; then mount --bind "$empty" "$path"; else mount --bind /dev/null "$path"; fi
 done <"$1"
 echo "hidden: $(wc -l <"$1") files and folders of the system (hidden.txt)"
 SH
+    # shellcheck disable=SC2016  # expanded by the inner bash
     step preflight-isolated 30 unshare -m bash -c 'bash "$1" "$2" && bash "$3" "$4"' _ \
       "$work/hide.sh" "$R/hidden.txt" "$work/preflight.sh" "$B"
   else
@@ -315,18 +319,24 @@ SH
   # Each later command must get as far as looking for the GPU: one rank
   # runs without the launcher (a singleton), which the preflight tested; a
   # failed job's launcher waits no grace before its SIGKILL.
+  cat >"$work/command-lines.sh" <<'SH'
+R=$1
+bad=0
+export OMPI_MCA_odls_base_sigkill_timeout=0
+check() {
+  local name=$1 rc=0
+  shift
+  "$@" >"$R/cmdline-$name.log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ] || grep -q 'no CUDA GPU is visible' "$R/cmdline-$name.log"; then
+    echo "$name: accepted (exit status $rc)"
+  else
+    echo "$name: REFUSED (exit status $rc)"
+    cat "$R/cmdline-$name.log"
+    bad=1
+  fi
+}
+SH
   {
-    echo 'bad=0'
-    echo 'export OMPI_MCA_odls_base_sigkill_timeout=0'
-    echo 'check() {'
-    echo '  local name=$1 rc=0; shift'
-    printf '  "$@" >%q/cmdline-$name.log 2>&1 || rc=$?\n' "$R"
-    printf '  if [ $rc = 0 ] || grep -q "no CUDA GPU is visible" %q/cmdline-$name.log; then\n' "$R"
-    echo '    echo "$name: accepted (exit status $rc)"'
-    echo '  else'
-    printf '    echo "$name: REFUSED (exit status $rc)"; cat %q/cmdline-$name.log; bad=1\n' "$R"
-    echo '  fi'
-    echo '}'
     emit() { printf 'check %q' "$1"; shift; printf ' %q' "$@"; echo; }
     emit peak "$SR" "${peak[@]}"
     emit predict "$SR" "${predict[@]}" --flops 7.9e14 --memory-bw 4.3e12 --reduce-rate 1e12
@@ -336,9 +346,9 @@ SH
     emit coll-mpi-2ranks "${np2[@]}" "$SR" "${coll_mpi2[@]}"
     emit gpu-tests-2ranks "${np2[@]}" "${gpu_tests_2ranks[@]}"
     emit coll-nccl-2ranks "${np2[@]}" "$SR" "${coll_nccl2[@]}"
-    echo 'exit $bad'
-  } >"$work/command-lines.sh"
-  step command-lines 60 bash "$work/command-lines.sh"
+    echo "exit \$bad"
+  } >>"$work/command-lines.sh"
+  step command-lines 60 bash "$work/command-lines.sh" "$R"
   finish
   [ "$failed_steps" = 0 ] || die "$failed_steps preflight step(s) failed"
   exit 0
