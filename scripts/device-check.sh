@@ -266,7 +266,9 @@ coll=(coll --backend cuda -d bfloat16 -b 1M -e 256M -f 4 --force)
 coll_nccl1=("${coll[@]}" --transport nccl --impl all -w 5 -n 20 --json "$J/coll-nccl-1rank.json")
 coll_mpi2=("${coll[@]}" --transport mpi --impl all -w 3 -n 10 --json "$J/coll-mpi-2ranks.json")
 coll_nccl2=("${coll[@]}" --transport nccl --impl ring,native -w 3 -n 10 --json "$J/coll-nccl-2ranks.json")
-gpu_tests_2ranks=("$B/bin/gpu_tests" --gtest_filter='DeviceCollectivesTest.*:NcclModesTest.*')
+gpu_tests_1rank=("$B/bin/gpu_tests" --gtest_color=no)
+gpu_tests_2ranks=("$B/bin/gpu_tests" --gtest_color=no --gtest_filter='DeviceCollectivesTest.*:NcclModesTest.*')
+overlap_tests=("$B/bin/gpu_sweep_overlap" --gtest_color=no)
 # predict: the model with this GPU's C (bfloat16), M and g, on the H200
 # preset's NVLink, for 8 GPUs: what the measured GPU predicts for a node.
 predict=(predict --hw h200 --link nvlink --ranks 8 --datatype bfloat16 --B 8192 --F 8192
@@ -366,15 +368,15 @@ if [ -n "$model" ]; then
   read -r -a model_flags <<<"$model"
   step predict 20 "${np1[@]}" "$SR" "${predict[@]}" "${model_flags[@]}"
 else
-  printf 'predict\tSKIPPED (no bfloat16 rate from peak)\t0\t20\n' >>"$R/steps.tsv"
+  printf 'predict\tSKIPPED (no bfloat16 rate in peak)\t0\t20\n' >>"$R/steps.tsv"
 fi
 step sweep-1rank 60 "${np1[@]}" "$SR" "${sweep1[@]}"
 step sweep-2ranks 90 "${np2[@]}" "$SR" "${sweep2[@]}"
 step coll-nccl-1rank 40 "${np1[@]}" "$SR" "${coll_nccl1[@]}"
 step coll-mpi-2ranks 60 "${np2[@]}" "$SR" "${coll_mpi2[@]}"
-step gpu-tests-1rank 60 "${np1[@]}" "$B/bin/gpu_tests"
+step gpu-tests-1rank 90 "${np1[@]}" "${gpu_tests_1rank[@]}"
 step gpu-tests-2ranks 60 "${np2[@]}" "${gpu_tests_2ranks[@]}"
 step coll-nccl-2ranks 40 "${np2[@]}" "$SR" "${coll_nccl2[@]}"
-step overlap-1rank 40 "${np1[@]}" "$B/bin/gpu_sweep_overlap"
-step overlap-2ranks 40 "${np2[@]}" "$B/bin/gpu_sweep_overlap"
+step overlap-1rank 40 "${np1[@]}" "${overlap_tests[@]}"
+step overlap-2ranks 40 "${np2[@]}" "${overlap_tests[@]}"
 finish

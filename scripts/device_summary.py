@@ -70,10 +70,17 @@ def predict_flags(peak_path):
 
 def steps_section(out, results):
     rows = [line.split("\t") for line in read(os.path.join(results, "steps.tsv")).splitlines() if line]
-    out.append(f"{'step':<20} {'outcome':<34} {'seconds':>7} {'limit':>6}")
+    out.append(f"{'step':<20} {'outcome':<36} {'seconds':>7} {'limit':>6}")
     for r in rows:
         r += [""] * (4 - len(r))
-        out.append(f"{r[0]:<20} {r[1]:<34} {r[2]:>7} {r[3]:>6}")
+        out.append(f"{r[0]:<20} {r[1]:<36} {r[2]:>7} {r[3]:>6}")
+        if r[1].startswith(("FAILED", "TIMEOUT")):
+            # Why, in a line: the first error the step's log names.
+            log = re.sub(r"\x1b\[[0-9;]*m", "", read(os.path.join(results, f"{r[0]}.log")))
+            why = [line.strip() for line in log.splitlines()
+                   if re.search(r"error|Error|FAILED|MISSING|OUTSIDE|TOO OLD|what\(\)", line)]
+            if why:
+                out.append(f"    {why[0][:160]}")
     return {r[0]: r[1] for r in rows}
 
 
@@ -175,7 +182,8 @@ TEST_STEPS = {"gpu-tests-1rank", "gpu-tests-2ranks", "overlap-1rank", "overlap-2
 
 def tests_section(out, results, ran):
     for name in sorted(TEST_STEPS & ran):
-        log = read(os.path.join(results, f"{name}.log"))
+        # (Colour codes out: the launcher may give the ranks a terminal.)
+        log = re.sub(r"\x1b\[[0-9;]*m", "", read(os.path.join(results, f"{name}.log")))
         counts = []
         for word in ("PASSED", "SKIPPED", "FAILED"):
             m = re.search(rf"^\[\s*{word}\s*\] (\d+) tests?", log, re.M)

@@ -52,7 +52,9 @@ def main(argv):
     run(one + coll + ["--json", f"{r}/coll-nccl-1rank.json"])
     run(two + coll + ["--json", f"{r}/coll-mpi-2ranks.json"])
     with open(f"{r}/gpu-tests-1rank.log", "w") as f:
-        f.write(run([gpu_tests]))
+        f.write(run([gpu_tests, "--gtest_color=yes"]))  # as under a launcher that gives it a terminal
+    with open(f"{r}/sweep-1rank-tf32.log", "w") as f:
+        f.write("starting\nshardroof: error: --backend cuda: no CUDA GPU is visible on node7\n")
     with open(f"{r}/gpus.txt", "w") as f:
         f.write("GPU 0: NVIDIA H200 (UUID: GPU-0)\n")
     with open(f"{r}/steps.tsv", "w") as f:
@@ -60,6 +62,7 @@ def main(argv):
                      "coll-mpi-2ranks", "gpu-tests-1rank"):
             f.write(f"{name}\tok\t1\t60\n")
         f.write("coll-nccl-2ranks\tTIMEOUT after 40s\t40\t40\n")
+        f.write("sweep-1rank-tf32\tFAILED rc=2\t1\t60\n")
         f.write("overlap-1rank\tSKIPPED (time budget spent)\t0\t40\n")
     text = run([sys.executable, summary_py, r])
 
@@ -84,7 +87,9 @@ def main(argv):
             expect(f"busbw {x['busbw_GBps']:7.1f} GB/s" in text, f"2-rank busbw of {x['impl']}", text)
     expect("coll all_reduce over NCCL, 2 ranks sharing the GPU: no record" in text, "a timed-out step", text)
     expect("overlap-1rank" in text.split("\n\n")[0] and "overlap-1rank:" not in text, "a skipped step", text)
-    expect(re.search(r"gpu-tests-1rank: \d+ passed, \d+ skipped, 0 failed", text), "GPU test counts", text)
+    expect(re.search(r"gpu-tests-1rank: [1-9]\d* passed, [1-9]\d* skipped, 0 failed", text), "GPU test counts", text)
+    expect("\n    shardroof: error: --backend cuda: no CUDA GPU is visible on node7\n" in text,
+           "a failed step's first error under its row", text)
     print(text)
     print("ok: the summary reports the records")
 
