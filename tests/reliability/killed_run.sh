@@ -18,7 +18,7 @@ check_records coll k.json "" 1
 echo "ok: SIGKILL of rank 1 -> exit status $rc, the finished size kept"
 
 # 2. Every rank gets SIGTERM.
-rm -f k.json pid.*
+rm -f k.json
 start_held 1 "${run_args[@]}"
 kill -TERM "$(cat pid.0)" "$(cat pid.1)"
 finish_launcher 60

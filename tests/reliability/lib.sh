@@ -45,8 +45,14 @@ run_ranks() {
 }
 
 # start_ranks ARGS...: starts `shardroof ARGS` on $ranks ranks in the background,
-# each rank writing its pid to pid.<rank>, stdout line-buffered.
+# each rank writing its pid to pid.<rank>, stdout line-buffered. The files of
+# an earlier run are cleared first, here: the background job's own
+# redirections truncate them only once it gets to run, and a check made
+# before that would read the earlier run's lines.
 start_ranks() {
+  rm -f pid.*
+  : >out.txt
+  : >err.txt
   "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$@" \
     >out.txt 2>err.txt &
   mpirun_pid=$!

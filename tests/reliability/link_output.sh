@@ -45,7 +45,7 @@ check_records link t.json SIGTERM 1
 echo "ok: SIGTERM -> exit status 130, 1 of 3 pairs kept and reported"
 
 # 3. One rank dies, held in the same place.
-rm -f t.json pid.*
+rm -f t.json
 start_held 1 "${pairs[@]}"
 kill -KILL "$(cat pid.2)"
 finish_launcher 30
@@ -55,7 +55,6 @@ echo "ok: SIGKILL of rank 2 -> exit status $rc, the finished pair kept"
 
 # 4. Rank 1 stops in the middle of pair 0-1, which by itself lasts far longer
 #    than --timeout (a million round trips of 1 MiB); rank 2 waits for it.
-rm -f pid.*
 timeout=3
 start_ranks link -b 1M -e 1M -n 1000000 -w 1 --timeout "$timeout"
 wait_for 60 all_pids || fail "ranks did not start"

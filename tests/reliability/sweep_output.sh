@@ -44,7 +44,7 @@ check_records sweep s.json s.csv SIGTERM 1
 echo "ok: SIGTERM -> exit status 130, 1 of 5 points kept and reported"
 
 # 3. A killed sweep: one rank dies, held in the same place.
-rm -f s.json s.csv pid.*
+rm -f s.json s.csv
 start_held 1 "${points[@]}"
 kill -KILL "$(cat pid.1)"
 finish_launcher 30
