@@ -172,6 +172,7 @@ class PeakCommand final : public Command {
     const auto stop_here = [&] {
       ++steps_done;
       publish();
+      hold_for_signal_if_asked(steps_done);
       return steps_done < steps && any_rank_interrupted(ctx.mpi.world());
     };
     bool interrupted = false;

@@ -10,6 +10,23 @@
 
 namespace shardroof::sweep {
 
+double gemm_flops_per_s(std::size_t m, std::size_t n, std::size_t k, double seconds) {
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return seconds > 0 ? flops / seconds : 0;
+}
+
+double copy_bytes_per_s(std::size_t elements, double seconds) {
+  return seconds > 0 ? 2.0 * static_cast<double>(elements) * sizeof(double) / seconds : 0;
+}
+
+double triad_bytes_per_s(std::size_t elements, double seconds) {
+  return seconds > 0 ? 3.0 * static_cast<double>(elements) * sizeof(double) / seconds : 0;
+}
+
+double reduce_s_per_elem(std::size_t count, double seconds) {
+  return count > 0 ? seconds / static_cast<double>(count) : 0;
+}
+
 GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
                            std::size_t k, coll::DataType type, const TimingPlan& timing) {
   auto& mem = backend.memory();
@@ -27,8 +44,7 @@ GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m
   auto clock = backend.make_clock();
   GemmRate out{m, n, k, type, {}, 0};
   out.time = measure(comm, timing, *clock, [&](int) { gemm->run(); });
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  out.flops_per_s = out.time.median > 0 ? flops / out.time.median : 0;
+  out.flops_per_s = gemm_flops_per_s(m, n, k, out.time.median);
   return out;
 }
 
@@ -102,9 +118,8 @@ MemoryBandwidth measure_memory_bandwidth(ComputeBackend& backend, MPI_Comm comm,
   out.elements = elements;
   out.copy = measure(comm, timing, *clock, [&](int) { kernels->copy(); });
   out.triad = measure(comm, timing, *clock, [&](int) { kernels->triad(); });
-  const double n = static_cast<double>(elements) * sizeof(double);
-  out.copy_bytes_per_s = out.copy.median > 0 ? 2 * n / out.copy.median : 0;
-  out.triad_bytes_per_s = out.triad.median > 0 ? 3 * n / out.triad.median : 0;
+  out.copy_bytes_per_s = copy_bytes_per_s(elements, out.copy.median);
+  out.triad_bytes_per_s = triad_bytes_per_s(elements, out.triad.median);
   return out;
 }
 
@@ -125,7 +140,7 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
   ReduceRate out{count, type, {}, 0};
   out.time = measure(comm, timing, *clock,
                      [&](int) { memory.reduce(dst->data(), a->data(), b->data(), count, type, coll::ReduceOp::Sum); });
-  out.s_per_elem = count > 0 ? out.time.median / static_cast<double>(count) : 0;
+  out.s_per_elem = reduce_s_per_elem(count, out.time.median);
   return out;
 }
 

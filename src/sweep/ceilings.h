@@ -27,6 +27,14 @@ struct GemmRate {
   double flops_per_s = 0;  // 2*m*n*k / median time
 };
 
+// The formulas behind the rates below, from a median time in seconds (0
+// when the time is not positive). Kept apart from the measuring so tests
+// check them on synthetic times.
+double gemm_flops_per_s(std::size_t m, std::size_t n, std::size_t k, double seconds);  // 2*m*n*k / t
+double copy_bytes_per_s(std::size_t elements, double seconds);   // 2 arrays of doubles: 16*elements / t
+double triad_bytes_per_s(std::size_t elements, double seconds);  // 3 arrays of doubles: 24*elements / t
+double reduce_s_per_elem(std::size_t count, double seconds);     // g = t / count (0 for no elements)
+
 // Times C[m x n] = A[m x k] B[k x n] on every rank at once.
 GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
                            std::size_t k, coll::DataType type, const TimingPlan& timing);
