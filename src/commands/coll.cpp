@@ -129,6 +129,7 @@ class CollCommand final : public Command {
         set_interrupt_note(fmt::format("{} of {} sizes are in {}", sizes_done, plan.sizes.size(), json_path));
       }
       // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
+      hold_for_signal_if_asked(sizes_done);
       if (sizes_done < plan.sizes.size() && any_rank_interrupted(ctx.mpi.world())) {
         interrupted = true;
         break;

@@ -288,6 +288,7 @@ class SweepCommand final : public Command {
     if (!plan.search) {
       for (std::size_t i = 0; i < plan.D.size(); ++i) {
         // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
+        hold_for_signal_if_asked(points.size());
         if (any_rank_interrupted(ctx.mpi.world())) {
           interrupted = true;
           break;
@@ -299,6 +300,7 @@ class SweepCommand final : public Command {
       }
     } else {
       for (;;) {
+        hold_for_signal_if_asked(search->log().size());
         if (any_rank_interrupted(ctx.mpi.world())) {
           interrupted = true;
           break;

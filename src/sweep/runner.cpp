@@ -215,18 +215,20 @@ TimingPlan link_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std
 }  // namespace
 
 GemmRate SweepRunner::peak_gemm() {
-  // C_peak: a large local GEMM, square-ish in B and F with a deep inner dimension.
-  return measure_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048), std::min<std::size_t>(plan_.F, 2048),
-                           1024, plan_.type, quick_timing(plan_.timing));
+  // C_peak: a large local GEMM, square-ish in B and F with a deep inner
+  // dimension, grown until one call is long enough to time.
+  return measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
+                                std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick_timing(plan_.timing));
 }
 
 MemoryBandwidth SweepRunner::memory_bandwidth() {
-  // M: arrays well beyond the caches (32 MiB of doubles each).
-  return measure_memory_bandwidth(comm_, std::size_t{1} << 22, quick_timing(plan_.timing));
+  // M: in the backend's memory, arrays well beyond the caches (32 MiB of
+  // doubles each, or more than a GPU's L2).
+  return measure_memory_bandwidth(backend_, comm_, std::size_t{1} << 22, quick_timing(plan_.timing));
 }
 
 ReduceRate SweepRunner::reduce_rate() {
-  return measure_reduce_rate(backend_.memory(), comm_, plan_.type, plan_.B * plan_.F, plan_.timing);
+  return measure_reduce_rate(backend_, comm_, plan_.type, plan_.B * plan_.F, plan_.timing);
 }
 
 CollectiveTime SweepRunner::collective_at_S() {
