@@ -193,7 +193,7 @@ mkdir -p "$out_dir"
 rm -f "$out_dir"/*.json "$out_dir"/*.txt "$out_dir/summary.tsv" "$out_dir"/*.jsonl
 # The timing bounds that fail the test (see the header): those that held in
 # 10 consecutive quiet runs and 3 under a parallel build.
-BLOCKING="${SHARDROOF_EMULATE_BLOCKING-link_W probe_W bracketed}"
+BLOCKING="${SHARDROOF_EMULATE_BLOCKING-link_W bracketed scaling}"
 # `link` with its default sizes (8 B .. 8 MiB: both regimes of the fit),
 # fewer round trips.
 link_args=(link -n 5 -w 1)
