@@ -67,7 +67,8 @@ void check_inputs(const Shape& shape, const Ceilings& c) {
     throw_usage("--reduce-rate: must give 0 or more seconds per element, got {}", c.reduce_s_per_elem);
   if (c.reduce_s_per_elem > 1)
     throw_usage("--reduce-rate: {} elements/s is less than one per second", 1 / c.reduce_s_per_elem);
-  if (shape.ranks < 2) throw_usage("--ranks: needs at least 2 ranks (one rank communicates nothing), got {}", shape.ranks);
+  if (shape.ranks < 2)
+    throw_usage("--ranks: needs at least 2 ranks (one rank communicates nothing), got {}", shape.ranks);
   if (!(shape.B >= 1) || !std::isfinite(shape.B)) throw_usage("--B: must be at least 1, got {}", shape.B);
   if (!(shape.F >= 1) || !std::isfinite(shape.F)) throw_usage("--F: must be at least 1, got {}", shape.F);
   if (!(shape.bytes_per_elem > 0)) throw_usage("--datatype: no size");

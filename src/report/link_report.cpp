@@ -91,8 +91,8 @@ void LinkConsoleReporter::header(const link::LinkPlan& plan, const link::Topolog
           "# fit_res: largest relative deviation of alpha + n/W from a measured time (! above 25%: the\n"
           "# model does not describe this pair; W is still the large messages' bandwidth)\n#\n";
   out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "src", "dst", "node",
-                      "alpha", "W", "t(" + format_bytes(lo) + ")", "t(" + format_bytes(hi) + ")", "bw(max)",
-                      "fit_res", "#wrong");
+                      "alpha", "W", fmt::format("t({})", format_bytes(lo)), fmt::format("t({})", format_bytes(hi)),
+                      "bw(max)", "fit_res", "#wrong");
   out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "", "", "", "(us)",
                       "(GB/s)", "(us)", "(us)", "(GB/s)", "", "");
   out_.flush();
@@ -120,7 +120,7 @@ void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const l
   // A small W matrix (GB/s) shows at a glance which links are slow.
   if (nranks_ <= 16 && !all.empty()) {
     std::vector<std::vector<std::string>> cell(nranks_, std::vector<std::string>(nranks_, "."));
-    for (int i = 0; i < nranks_; ++i) cell[i][i] = "-";
+    for (int i = 0; i < nranks_; ++i) cell[i][i] = std::string(1, '-');  // not = "-": GCC 12 warns falsely (-Wrestrict)
     for (const auto& r : all) {
       const std::string v = r.fit.valid ? fmt::format("{:.2f}", r.fit.W_bytes_per_s / 1e9) : "n/a";
       cell[r.measured.pair.src][r.measured.pair.dst] = v;
@@ -140,7 +140,8 @@ void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const l
     const auto& f = all.front().fit;
     const auto range = [](const std::vector<std::uint64_t>& v) {
       if (v.empty()) return std::string("none");
-      return v.size() == 1 ? format_bytes(v.front()) : fmt::format("{} .. {}", format_bytes(v.front()), format_bytes(v.back()));
+      return v.size() == 1 ? format_bytes(v.front())
+                           : fmt::format("{} .. {}", format_bytes(v.front()), format_bytes(v.back()));
     };
     out_ << fmt::format("#\n# pair {}-{}: W from the bandwidth regime ({}), alpha from the latency regime ({})\n",
                         all.front().measured.pair.src, all.front().measured.pair.dst, range(f.bandwidth_sizes),
@@ -156,9 +157,9 @@ void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const l
   if (untrusted > 0)
     out_ << fmt::format(
         "#\n# WARNING: on {} of {} pairs t(n) = alpha + n/W misses a measured time by up to {:.0f}% (more than "
-        "{:.0f}%):\n# the link is not one latency plus one bandwidth (a shaper's burst, a protocol switch). W below is\n"
-        "# the large messages' bandwidth and alpha the small messages' latency; times between them are not\n"
-        "# alpha + n/W (see each pair's times in the JSON).\n",
+        "{:.0f}%):\n# the link is not one latency plus one bandwidth (a shaper's burst, a protocol switch).\n"
+        "# W below is the large messages' bandwidth and alpha the small messages' latency; times\n"
+        "# between them are not alpha + n/W (see each pair's times in the JSON).\n",
         untrusted, all.size(), 100 * worst, 100 * link::kTrustedResidual);
   if (model) {
     out_ << fmt::format("#\n# For the model (`sweep --link-from`): W = {:.4g} B/s ({:.3f} GB/s), alpha = {:.3g} s"

@@ -192,7 +192,8 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
       {"C_at_D_book", predicted(a.book_predicted, &sweep::PredictedCrossover::C_at_D)},
       {"book_extrapolated", predicted(a.book_predicted, &sweep::PredictedCrossover::extrapolated)},
       {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
-      {"critical_intensity", a.critical_intensity() > 0 ? nlohmann::json(a.critical_intensity()) : nlohmann::json(nullptr)},
+      {"critical_intensity",
+       a.critical_intensity() > 0 ? nlohmann::json(a.critical_intensity()) : nlohmann::json(nullptr)},
       {"method",
        "D_empirical: log-log interpolation of T_math/T_comm between the neighbouring points where it first turns "
        "from below 1 to 1 or more; D_empirical_ci: percentile bootstrap of the per-iteration samples at those two "
@@ -226,7 +227,8 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
   if (overlap) out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check";
   out += "\n";
   for (const auto& p : points) {
-    out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.4f},{:.6g},{:.6g},{},{}",
+    out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.4f},{:.6g},"
+                       "{:.6g},{},{}",
                        p.D, p.shard_max, p.iterations, p.t_math.median, p.t_math.min, p.t_math.max, p.t_comm.median,
                        p.t_comm.min, p.t_comm.max, p.t_step.median, p.t_step.min, p.t_step.max, p.flops_per_s,
                        frac_peak(p, c), sweep::step_flops_per_s(plan, p), sweep::intensity(a, p), bound_name(p),
@@ -333,7 +335,8 @@ namespace {
 
 std::string crossings_text(const std::vector<sweep::Crossing>& crossings) {
   std::string s;
-  for (const auto& c : crossings) s += fmt::format("{}{} at {}", s.empty() ? "" : ", ", c.upward ? "up" : "down", fmt_d(c.D));
+  for (const auto& c : crossings)
+    s += fmt::format("{}{} at {}", s.empty() ? "" : ", ", c.upward ? "up" : "down", fmt_d(c.D));
   return s;
 }
 

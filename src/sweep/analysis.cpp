@@ -75,6 +75,12 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     a.interval = crossing_interval({D[a.empirical.lower], D[a.empirical.lower + 1], lo.t_math.samples,
                                     lo.t_comm.samples, hi.t_math.samples, hi.t_comm.samples},
                                    kIntervalLevel, kBootstrapReplicates, plan.seed);
+    // With few, skewed samples the replicates' central 95% can miss the
+    // estimate from all of them; the interval reported always holds it.
+    if (a.interval) {
+      a.interval->low = std::min(a.interval->low, *a.empirical.D);
+      a.interval->high = std::max(a.interval->high, *a.empirical.D);
+    }
   }
   if (ranks < 2) return a;
   if (a.calibrated.link_bytes_per_s > 0) {
@@ -90,7 +96,8 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     if (a.predicted) a.rel_error = (a.predicted->D - d) / d;
     if (a.book_predicted) a.book_rel_error = (a.book_predicted->D - d) / d;
     const auto book_peak = finite(model::d_star(a.shape, a.book));
-    if (book_peak && *book_peak > 0 && a.book.flops_per_s > 0 && a.t_comm_book_s > 0 && a.t_comm_measured_s > 0) {
+    if (book_peak && *book_peak > 0 && a.book.link_bytes_per_s > 0 && a.book.flops_per_s > 0 &&
+        a.t_comm_book_s > 0 && a.t_comm_measured_s > 0) {
       ErrorBudget b;
       b.D_book_peak = *book_peak;
       b.C_at_D = interpolate_loglog(D, C, d);

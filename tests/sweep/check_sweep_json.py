@@ -166,17 +166,19 @@ def main():
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
         g = ce.get("g_s_per_element", 0.0)
         hops = 2 * (n - 1) if ar else n - 1
-        t_book = hops * a + hops / n * B * F * s_bytes / W + (n - 1) / n * B * F * g
+        # No W when the ring probe's times did not grow with the size (noise on a fast link).
+        t_book = hops * a + (hops / n * B * F * s_bytes / W if W > 0 else 0) + (n - 1) / n * B * F * g
         if not close(t_book, ce["t_comm_book_s"], 1e-9):
             fail(f"t_comm_book_s {ce['t_comm_book_s']} != {t_book}")
+        bw = (n - 1) * s_bytes * C / W if W > 0 else 0
         if ar:
-            d_book = (n - 1) * s_bytes * C / W + n * (n - 1) * a * C / (B * F) + (n - 1) * g * C / 2
+            d_book = bw + n * (n - 1) * a * C / (B * F) + (n - 1) * g * C / 2
         else:
-            d_book = (n - 1) * s_bytes * C / (2 * W) + n * (n - 1) * a * C / (2 * B * F) + (n - 1) * g * C / 2
+            d_book = bw / 2 + n * (n - 1) * a * C / (2 * B * F) + (n - 1) * g * C / 2
         b = cr["budget"]
-        if cr["D_empirical"] is not None:
+        if cr["D_empirical"] is not None and W > 0:
             if b is None:
-                fail("a bracketed crossing without an error budget")
+                fail("a bracketed crossing and a link W without an error budget")
             if not close(d_book, b["D_book_peak"], 1e-9):
                 fail(f"budget.D_book_peak {b['D_book_peak']} != {d_book} from the ceilings")
             if not close(b["comm_efficiency"], t_book / ce["t_comm_measured_s"], 1e-9):

@@ -174,7 +174,8 @@ TEST(SweepSummary, EveryPointComputeBoundSaysExtendDown) {
 TEST(SweepSummary, ASinglePointSaysWhichSideD_StarIsOn) {
   EXPECT_TRUE(has(summary({steady(64, 1e-4, kTcomm)}),
                   "the only point (D = 64) is communication-bound, so D* lies above it"));
-  EXPECT_TRUE(has(summary({steady(4096, 0.1, kTcomm)}), "the only point (D = 4096) is compute-bound, so D* lies below it"));
+  EXPECT_TRUE(
+      has(summary({steady(4096, 0.1, kTcomm)}), "the only point (D = 4096) is compute-bound, so D* lies below it"));
 }
 
 TEST(SweepSummary, CrossingOnlyDownwardIsNotCalledCommunicationBound) {
