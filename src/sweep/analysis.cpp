@@ -73,7 +73,7 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     const PointRecord& lo = *used[a.empirical.lower];
     const PointRecord& hi = *used[a.empirical.lower + 1];
     a.interval = crossing_interval({D[a.empirical.lower], D[a.empirical.lower + 1], lo.t_math.samples,
-                                    lo.t_comm.samples, hi.t_math.samples, hi.t_comm.samples},
+                                    lo.t_comm.samples, hi.t_math.samples, hi.t_comm.samples, lo.windows, hi.windows},
                                    kIntervalLevel, kBootstrapReplicates, plan.seed);
     // With few, skewed samples the replicates' central 95% can miss the
     // estimate from all of them; the interval reported always holds it.

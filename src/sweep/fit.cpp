@@ -100,21 +100,48 @@ std::optional<Interval> crossing_interval(const BracketSamples& s, double level,
   for (const auto* v : sets)
     if (v->empty()) return std::nullopt;
   if (replicates < 1 || !(s.D_low > 0) || !(s.D_high > s.D_low)) return std::nullopt;
+  // Where each measurement's samples start; one window when the counts do
+  // not add up to the samples.
+  const auto starts = [](const std::vector<int>& windows, std::size_t n) {
+    std::vector<std::size_t> at;
+    std::size_t sum = 0;
+    for (const int w : windows) {
+      if (w <= 0) return std::vector<std::size_t>{0, n};
+      at.push_back(sum);
+      sum += static_cast<std::size_t>(w);
+    }
+    if (at.empty() || sum != n) return std::vector<std::size_t>{0, n};
+    at.push_back(n);
+    return at;
+  };
+  const std::size_t n_low = std::min(s.t_math_low.size(), s.t_comm_low.size());
+  const std::size_t n_high = std::min(s.t_math_high.size(), s.t_comm_high.size());
+  const std::vector<std::size_t> w_low = starts(s.windows_low, n_low), w_high = starts(s.windows_high, n_high);
   std::mt19937_64 gen(seed);
+  // Index by the generator's raw output: the same sequence from every
+  // standard library, so every rank (and build) gets the same interval.
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(gen() % n); };
   const double l0 = std::log(s.D_low), l1 = std::log(s.D_high);
-  std::vector<double> crossings, draw;
+  std::vector<double> crossings, tm, tc;
   crossings.reserve(static_cast<std::size_t>(replicates));
-  const auto resampled_median = [&](const std::vector<double>& v) {
-    draw.resize(v.size());
-    // Index by the generator's raw output: the same sequence from every
-    // standard library, so every rank (and build) gets the same interval.
-    for (auto& x : draw) x = v[gen() % v.size()];
-    return median_of(draw);
+  // One replicate's log(T_math/T_comm) at a point.
+  const auto resampled_ratio = [&](const std::vector<double>& t_math, const std::vector<double>& t_comm,
+                                   const std::vector<std::size_t>& at) {
+    tm.clear();
+    tc.clear();
+    const std::size_t windows = at.size() - 1;
+    for (std::size_t k = 0; k < windows; ++k) {
+      const std::size_t w = pick(windows);
+      const std::size_t first = at[w], size = at[w + 1] - at[w];
+      for (std::size_t i = 0; i < size; ++i) tm.push_back(t_math[first + pick(size)]);
+      for (std::size_t i = 0; i < size; ++i) tc.push_back(t_comm[first + pick(size)]);
+    }
+    return std::log(median_of(tm) / median_of(tc));
   };
   for (int r = 0; r < replicates; ++r) {
-    const double tm0 = resampled_median(s.t_math_low), tc0 = resampled_median(s.t_comm_low);
-    const double tm1 = resampled_median(s.t_math_high), tc1 = resampled_median(s.t_comm_high);
-    crossings.push_back(line_crossing(l0, std::log(tm0 / tc0), l1, std::log(tm1 / tc1)));
+    const double r0 = resampled_ratio(s.t_math_low, s.t_comm_low, w_low);
+    const double r1 = resampled_ratio(s.t_math_high, s.t_comm_high, w_high);
+    crossings.push_back(line_crossing(l0, r0, l1, r1));
   }
   std::sort(crossings.begin(), crossings.end());
   const double tail = (1 - level) / 2;

@@ -66,14 +66,21 @@ struct Interval {
 struct BracketSamples {
   double D_low = 0, D_high = 0;
   std::vector<double> t_math_low, t_comm_low, t_math_high, t_comm_high;
+  // The iterations of each measurement (window) the samples came from, in
+  // order (T_math and T_comm alike); empty: one window.
+  std::vector<int> windows_low, windows_high;
 };
 
-// Percentile bootstrap of the crossing: each replicate draws every sample
-// set again with replacement (same sizes), takes the medians and places the
-// crossing on the log-log line through the two points (outside the pair
-// when the replicate's line crosses there; at 0 or +infinity when it does
-// not rise). The interval holds the central `level` of the replicates.
-// Deterministic for a given seed. Empty without samples at either point.
+// Percentile bootstrap of the crossing, in two stages: each replicate draws
+// a point's measurements again with replacement (as many), then within each
+// drawn measurement its T_math and T_comm samples (as many), takes the
+// medians and places the crossing on the log-log line through the two
+// points (outside the pair when the replicate's line crosses there; at 0 or
+// +infinity when it does not rise). Drawing whole measurements first keeps
+// what holds through one measurement (a link's state, a disturbance)
+// together, so measurements that disagree widen the interval. The interval
+// holds the central `level` of the replicates. Deterministic for a given
+// seed. Empty without samples at either point.
 std::optional<Interval> crossing_interval(const BracketSamples& s, double level, int replicates, std::uint64_t seed);
 
 // y at x, linear in (log x, log y) between neighbouring samples, constant

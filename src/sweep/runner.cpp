@@ -95,6 +95,7 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   PointRecord rec;
   rec.D = D;
   rec.iterations = timing.iters;
+  rec.windows = {timing.iters};
   rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
   rec.t_math = timed("T_math", 0, run_gemm);
   rec.t_comm = timed("T_comm", 0, reduce);
@@ -209,9 +210,13 @@ RunCeilings SweepRunner::measure_ceilings(bool probe_link) {
 namespace {
 // Fewer iterations than a point: these are long and stable.
 TimingPlan quick_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
-// The calibration's T_comm(S) and the probe: at least 20 iterations, since
-// every prediction scales with them.
-TimingPlan link_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 20)}; }
+// The calibration's T_comm(S): at least 20 iterations, since every
+// prediction scales with it (the points add theirs).
+TimingPlan collective_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 20)}; }
+// The ring probe: at least 50, since W comes from the difference of times
+// at sizes only 4x apart; a disturbance through 20 iterations of a
+// shared-memory exchange once moved those medians by 1.8x and W by half.
+TimingPlan probe_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 50)}; }
 }  // namespace
 
 GemmRate SweepRunner::peak_gemm() {
@@ -234,7 +239,7 @@ ReduceRate SweepRunner::reduce_rate() {
 CollectiveTime SweepRunner::collective_at_S() {
   const std::size_t es = coll::size_of(plan_.type);
   return time_collective(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type, plan_.B * plan_.F * es,
-                         link_timing(plan_.timing));
+                         collective_timing(plan_.timing));
 }
 
 link::RingProbeResult SweepRunner::ring_probe() {
@@ -242,7 +247,7 @@ link::RingProbeResult SweepRunner::ring_probe() {
   const std::size_t es = coll::size_of(plan_.type);
   const std::uint64_t block = coll::BlockPartition(plan_.B * plan_.F, ranks_).max_size() * es;
   return link::measure_ring_probe(setup_.transport(), setup_.memory(), comm_,
-                                  {link::ring_probe_sizes(block, es), link_timing(plan_.timing)});
+                                  {link::ring_probe_sizes(block, es), probe_timing(plan_.timing)});
 }
 
 void merge_point(PointRecord& into, const PointRecord& more) {
@@ -258,6 +263,7 @@ void merge_point(PointRecord& into, const PointRecord& more) {
   join(into.t_step, more.t_step);
   if (into.t_overlap && more.t_overlap) join(*into.t_overlap, *more.t_overlap);
   into.iterations += more.iterations;
+  into.windows.insert(into.windows.end(), more.windows.begin(), more.windows.end());
   into.flops_per_s = into.t_math.median > 0 ? flops / into.t_math.median : 0;
   const auto combine = [](PointCheck& a, const PointCheck& b) {
     if (!b.checked) return;

@@ -46,6 +46,7 @@ struct PointRecord {
   double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
   PointCheck check;           // the Z of the (unchunked) step
   int iterations = 0;         // timed iterations behind each statistic (merged ones add up)
+  std::vector<int> windows;   // the iterations of each measurement merged into it, in order
   // Only with --overlap K > 1: the overlapped step and the check of its Z.
   std::optional<TimeStats> t_overlap;
   PointCheck overlap_check;

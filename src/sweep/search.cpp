@@ -79,12 +79,22 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
     return measure_if_affordable(points, elapsed_s, plan_.D_start, base, "bracket: start near the calibrated D_peak");
   const EmpiricalCrossover& e = analysis.empirical;
   const std::uint64_t lowest = points.front().D, highest = points.back().D;
-  // More iterations at whichever of two points has fewer (the lower on a tie).
+  // One more measurement, as many iterations as it has so far, at whichever
+  // of two points has fewer measurements; on a tie, the one measured longer
+  // ago (the lower one if neither was), so that consecutive measurements,
+  // which share the machine's state, do not all land on one point.
+  const auto last_measured = [&](std::uint64_t D) {
+    for (std::size_t i = log_.size(); i-- > 0;)
+      if (log_[i].D == D) return static_cast<long>(i);
+    return -1L;
+  };
   const auto more_iterations = [&](const Crossing& c, const char* why) {
     const PointRecord* a = point_at(points, c.D_below);
     const PointRecord* b = point_at(points, c.D_above);
-    const PointRecord* p = b && (!a || b->iterations < a->iterations) ? b : a;
-    if (!p) return SearchStep{SearchStop::NotLocated, 0, 0, "the crossing's points are missing"};
+    if (!a || !b) return SearchStep{SearchStop::NotLocated, 0, 0, "the crossing's points are missing"};
+    const bool pick_b = b->windows.size() < a->windows.size() ||
+                        (b->windows.size() == a->windows.size() && last_measured(b->D) < last_measured(a->D));
+    const PointRecord* p = pick_b ? b : a;
     return measure_if_affordable(points, elapsed_s, p->D, std::max(p->iterations, 1), why);
   };
   switch (e.kind) {
@@ -99,12 +109,13 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
         if (static_cast<double>(mid) > c.D_below && static_cast<double>(mid) < c.D_above)
           return measure_if_affordable(points, elapsed_s, mid, base, "bisect");
       }
-      // Each of the two points measured at least twice: a disturbance that
-      // lasts several iterations of one measurement moves its median, and
-      // a bootstrap of those samples alone would not show it.
+      // Each of the two points measured kMinMeasurements times: a state of
+      // the machine that lasts through one measurement moves its median,
+      // and only other measurements, at other times, show it.
       const PointRecord* below = point_at(points, c.D_below);
       const PointRecord* above = point_at(points, c.D_above);
-      const bool repeated = below && above && std::min(below->iterations, above->iterations) >= 2 * base;
+      const bool repeated =
+          below && above && std::min(below->windows.size(), above->windows.size()) >= kMinMeasurements;
       if (repeated && analysis.interval && analysis.interval->within(*e.D, plan_.target))
         return {SearchStop::Converged, 0, 0,
                 fmt::format("the 95% interval is within +-{:g}% of D*", 100 * plan_.target)};

@@ -8,12 +8,14 @@
 //     pair while the pair is wider than the target interval (D_high/D_low
 //     above (1 + t)/(1 - t), t = kTargetHalfWidth): a narrower pair cannot
 //     make the interval narrower.
-//  3. More iterations near the crossing: double the samples at the
-//     bracketing point that has fewer, until the 95% interval of D* lies
-//     within +-t of it. The interval covers the samples' noise, so it ends
-//     the search only once the pair is that narrow (not the interpolation
-//     between two distant points) and each of the two was measured at
-//     least twice (not a disturbance that held through one measurement).
+//  3. More iterations near the crossing: measure the bracketing point that
+//     has fewer measurements again (the one measured longer ago on a tie),
+//     with as many iterations as it has, until the 95% interval of D* lies
+//     within +-t of it. The interval covers what the measurements show, so
+//     it ends the search only once the pair is that narrow (not the
+//     interpolation between two distant points) and each of the two was
+//     measured kMinMeasurements times, at different times (not a state of
+//     the machine that held through one measurement).
 // Each step first asks the time budget: a measurement whose estimated
 // time would end past it is not started. The search is pure (its inputs
 // are the points, the analysis and the clock), so it is unit tested on
@@ -29,6 +31,9 @@
 #include "sweep/runner.h"
 
 namespace shardroof::sweep {
+
+// Measurements of each bracketing point before its interval is trusted.
+inline constexpr std::size_t kMinMeasurements = 3;
 
 struct SearchPlan {
   std::uint64_t D_start = 64;

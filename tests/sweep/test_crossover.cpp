@@ -33,6 +33,7 @@ PointRecord point(std::uint64_t D, std::vector<double> tm, std::vector<double> t
   std::vector<double> ts;
   for (std::size_t i = 0; i < tm.size(); ++i) ts.push_back(tm[i] + tc[i % tc.size()]);
   p.iterations = static_cast<int>(tm.size());
+  p.windows = {p.iterations};
   p.t_math = summarize(std::move(tm));
   p.t_comm = summarize(std::move(tc));
   p.t_step = summarize(std::move(ts));
@@ -246,14 +247,16 @@ TEST(CrossoverSearch, BisectsAWideBracketInLogD) {
   EXPECT_EQ(step.why, "bisect");
 }
 
-TEST(CrossoverSearch, ANarrowBracketGetsMoreIterationsWhereThereAreFewer) {
+TEST(CrossoverSearch, ANarrowBracketGetsMoreMeasurementsWhereThereAreFewer) {
   // 91/76 = 1.197 < 1.1/0.9: no bisection; the noise leaves the interval wide.
   const CrossoverSearch s(search_plan());
   const SearchStep first = next_step(s, {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)});
-  EXPECT_EQ(first.D, 76u);  // a tie: the lower one
+  EXPECT_EQ(first.D, 76u);  // a tie, neither measured by this search: the lower one
   EXPECT_EQ(first.iters, 10);
   EXPECT_EQ(first.why, "more iterations");
-  const SearchStep second = next_step(s, {noisy(76, 0.8 * kTcomm, kTcomm, 20), noisy(91, 1.1 * kTcomm, kTcomm)});
+  PointRecord twice = noisy(76, 0.8 * kTcomm, kTcomm);
+  merge_point(twice, noisy(76, 0.8 * kTcomm, kTcomm));
+  const SearchStep second = next_step(s, {twice, noisy(91, 1.1 * kTcomm, kTcomm)});
   EXPECT_EQ(second.D, 91u);
   EXPECT_EQ(second.iters, 10);
 }
@@ -265,13 +268,33 @@ TEST(CrossoverSearch, StopsWhenTheIntervalIsWithinTheTargetAndThePairAsClose) {
   const SearchStep wide = next_step(s, {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
   EXPECT_EQ(wide.stop, SearchStop::None);
   EXPECT_EQ(wide.D, 362u);
-  // Close enough, but each measured once: once more each.
-  const SearchStep once = next_step(s, {steady(380, t_math_at(380), kTcomm), steady(420, t_math_at(420), kTcomm)});
-  EXPECT_EQ(once.stop, SearchStop::None);
-  EXPECT_EQ(once.D, 380u);
-  const SearchStep done =
-      next_step(s, {steady(380, t_math_at(380), kTcomm, 20), steady(420, t_math_at(420), kTcomm, 20)});
-  EXPECT_EQ(done.stop, SearchStop::Converged);
+  // Close enough, but each measured once: measured again, in turn, with as
+  // many iterations as each has, until each has 3 measurements.
+  CrossoverSearch search(search_plan());
+  std::vector<PointRecord> pair = {steady(380, t_math_at(380), kTcomm), steady(420, t_math_at(420), kTcomm)};
+  search.record({SearchStop::None, 380, 10, "bisect"}, 0.01);
+  search.record({SearchStop::None, 420, 10, "bisect"}, 0.01);
+  const std::vector<std::pair<std::uint64_t, int>> expected = {{380, 10}, {420, 10}, {380, 20}, {420, 20}};
+  for (const auto& [D, iters] : expected) {
+    const SearchStep step = next_step(search, pair);
+    ASSERT_EQ(step.stop, SearchStop::None);
+    EXPECT_EQ(step.D, D);
+    EXPECT_EQ(step.iters, iters);
+    PointRecord& p = pair[D == 380 ? 0 : 1];
+    merge_point(p, steady(D, t_math_at(static_cast<double>(D)), kTcomm, iters));
+    search.record(step, 0.01);
+  }
+  EXPECT_EQ(pair[0].windows, (std::vector<int>{10, 10, 20}));
+  EXPECT_EQ(pair[0].iterations, 40);
+  EXPECT_EQ(next_step(search, pair).stop, SearchStop::Converged);
+}
+
+TEST(CrossoverSearch, OnATieTheLongerAgoMeasuredPointGoesFirst) {
+  CrossoverSearch s(search_plan());
+  const std::vector<PointRecord> pair = {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)};
+  s.record({SearchStop::None, 91, 10, "bisect"}, 0.01);
+  s.record({SearchStop::None, 76, 10, "bisect"}, 0.01);
+  EXPECT_EQ(next_step(s, pair).D, 91u);
 }
 
 TEST(CrossoverSearch, StartsNoMeasurementThatWouldEndPastTheBudget) {
