@@ -192,8 +192,12 @@ out_dir="${out_dir:-$work/out}"
 mkdir -p "$out_dir"
 rm -f "$out_dir"/*.json "$out_dir"/*.txt "$out_dir/summary.tsv" "$out_dir"/*.jsonl
 # The timing bounds that fail the test (see the header): those that held in
-# 10 consecutive quiet runs and 3 under a parallel build.
-BLOCKING="${SHARDROOF_EMULATE_BLOCKING-link_W bracketed scaling}"
+# 10 consecutive quiet runs and 3 under a parallel build (2026-12-01, the
+# 2-core development machine). The others failed there at least once: the
+# ring's TCP connections settle in one of two states per measurement (the
+# 4 MiB AllReduce on 2 ranks at 1 Gbit/s takes 35 or 50 ms), which moves
+# D* by 1.4x between measurements of one run.
+BLOCKING="${SHARDROOF_EMULATE_BLOCKING-link_W}"
 # `link` with its default sizes (8 B .. 8 MiB: both regimes of the fit),
 # fewer round trips.
 link_args=(link -n 5 -w 1)
