@@ -426,10 +426,10 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
     if (a.budget) {
       const auto& b = *a.budget;
       s += fmt::format("\nbudget: D* = D*_book(C_peak) {} x compute {:.2f} / comm {:.2f} x residual {:.2f}: the GEMM "
-                       "at D* runs at {:.0f}% of C_peak; the collective reaches {:.0f}% of what the link allows "
-                       "(book T_comm / measured T_comm at S).",
+                       "at D* runs at {:.0f}% of C_peak; the collective takes {:.2f}x the book's T_comm at S (the "
+                       "link's W, alpha and g).",
                        fmt_d(b.D_book_peak), b.compute_efficiency, b.comm_efficiency, b.residual,
-                       100 * b.compute_efficiency, 100 * b.comm_efficiency);
+                       100 * b.compute_efficiency, 1 / b.comm_efficiency);
     }
   }
   if (!points.empty()) {
