@@ -119,6 +119,8 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
         {"iterations", c.collective.time.samples.size()}}},
       {"t_comm_measured_s", a.t_comm_measured_s},
       {"t_comm_measured_samples", a.t_comm_samples},
+      {"t_comm_run_s", a.t_comm_run_s},
+      {"t_comm_run_samples", a.t_comm_run_samples},
       {"t_comm_points_median_range_s", {a.t_comm_points_min_s, a.t_comm_points_max_s}},
       {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
       {"t_comm_book_s", a.t_comm_book_s},
@@ -299,7 +301,7 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
                         c.link.W_bytes_per_s / 1e9, c.link.alpha_s * 1e6);
   }
   out_ << fmt::format("#   the collective itself at S = {}: T_comm = {:.3f} ms (median of {}, before the points; the "
-                      "calibrated model takes every T_comm sample of the run)\n",
+                      "calibrated model takes the T_comm samples of the two points around D*)\n",
                       format_bytes(c.collective.bytes), c.collective.time.median * 1e3,
                       c.collective.time.samples.size());
   const double n = a.shape.ranks;
@@ -407,10 +409,14 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
     s = crossover_line(points, a) + ".";
     // The predictions, with their errors against D_empirical where there is one.
     if (a.predicted)
-      s += fmt::format("\ncalibrated D* = {}{}: T_comm(S) = {:.3f} ms (median of all {} samples at S; the points' "
-                       "medians {:.3f} .. {:.3f} ms), W_eff = {:.3f} GB/s, and the GEMM's rate at each D.",
-                       fmt_d(a.predicted->D), error_text(a.rel_error), a.t_comm_measured_s * 1e3, a.t_comm_samples,
-                       a.t_comm_points_min_s * 1e3, a.t_comm_points_max_s * 1e3, a.W_eff_bytes_per_s / 1e9);
+      s += fmt::format("\ncalibrated D* = {}{}: T_comm(S) = {:.3f} ms ({}), W_eff = {:.3f} GB/s, and the GEMM's rate "
+                       "at each D. T_comm over the whole run: {:.3f} ms ({} samples; the points' medians {:.3f} .. "
+                       "{:.3f} ms).",
+                       fmt_d(a.predicted->D), error_text(a.rel_error), a.t_comm_measured_s * 1e3,
+                       a.empirical.D ? fmt::format("the {} samples of the two points around D*", a.t_comm_samples)
+                                     : fmt::format("all {} samples at S", a.t_comm_samples),
+                       a.W_eff_bytes_per_s / 1e9, a.t_comm_run_s * 1e3, a.t_comm_run_samples,
+                       a.t_comm_points_min_s * 1e3, a.t_comm_points_max_s * 1e3);
     if (a.book_predicted)
       s += fmt::format("\nbook D* = {}{}: W = {:.3f} GB/s, alpha = {:.2f} us ({}), g, and the GEMM's rate at each D.",
                        fmt_d(a.book_predicted->D), error_text(a.book_rel_error), a.book.link_bytes_per_s / 1e9,

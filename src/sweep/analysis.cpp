@@ -34,29 +34,6 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   a.book.latency_s = ceilings.link.alpha_s;
   a.book.reduce_s_per_elem = ceilings.reduce.s_per_elem;
   a.t_comm_book_s = model::t_comm(a.shape, a.book);
-  // T_comm(S): every sample of the collective at S in this run, the
-  // ceilings' and each point's (T_comm is the same collective at the same
-  // size at every D), so the calibration sees the same conditions as the
-  // points.
-  std::vector<double> at_S = ceilings.collective.time.samples;
-  for (const auto& p : points) {
-    at_S.insert(at_S.end(), p.t_comm.samples.begin(), p.t_comm.samples.end());
-    const bool first = &p == &points.front();
-    a.t_comm_points_min_s = first ? p.t_comm.median : std::min(a.t_comm_points_min_s, p.t_comm.median);
-    a.t_comm_points_max_s = first ? p.t_comm.median : std::max(a.t_comm_points_max_s, p.t_comm.median);
-  }
-  a.t_comm_samples = static_cast<int>(at_S.size());
-  a.t_comm_measured_s = at_S.empty() ? ceilings.collective.time.median : summarize(std::move(at_S)).median;
-  a.calibrated.flops_per_s = a.book.flops_per_s;
-  a.calibrated.memory_bytes_per_s = a.book.memory_bytes_per_s;
-  if (ranks >= 2 && a.t_comm_measured_s > 0) {
-    // With a = g = 0, T_comm = factor * S / W: T_comm(S) measured fixes W_eff.
-    model::Ceilings unit;
-    unit.link_bytes_per_s = 1;
-    a.W_eff_bytes_per_s = model::t_comm(a.shape, unit) / a.t_comm_measured_s;
-    a.calibrated.link_bytes_per_s = a.W_eff_bytes_per_s;
-  }
-
   std::vector<double> D, tm, tc, C;
   std::vector<const PointRecord*> used;
   for (const auto& p : points) {
@@ -81,6 +58,37 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
       a.interval->low = std::min(a.interval->low, *a.empirical.D);
       a.interval->high = std::max(a.interval->high, *a.empirical.D);
     }
+  }
+  // T_comm(S): the collective at S, the same at every D. Over every sample
+  // of the run (the ceilings' and each point's) for the record; the
+  // calibrated model takes the samples of the two points around D*, the
+  // ones that placed it (T_comm can change during a run: a link's state,
+  // the load), and every sample when there is no crossing.
+  std::vector<double> at_S = ceilings.collective.time.samples;
+  for (const auto& p : points) {
+    at_S.insert(at_S.end(), p.t_comm.samples.begin(), p.t_comm.samples.end());
+    const bool first = &p == &points.front();
+    a.t_comm_points_min_s = first ? p.t_comm.median : std::min(a.t_comm_points_min_s, p.t_comm.median);
+    a.t_comm_points_max_s = first ? p.t_comm.median : std::max(a.t_comm_points_max_s, p.t_comm.median);
+  }
+  a.t_comm_run_samples = static_cast<int>(at_S.size());
+  a.t_comm_run_s = at_S.empty() ? ceilings.collective.time.median : summarize(at_S).median;
+  if (a.empirical.D) {
+    const PointRecord& lo = *used[a.empirical.lower];
+    const PointRecord& hi = *used[a.empirical.lower + 1];
+    at_S = lo.t_comm.samples;
+    at_S.insert(at_S.end(), hi.t_comm.samples.begin(), hi.t_comm.samples.end());
+  }
+  a.t_comm_samples = static_cast<int>(at_S.size());
+  a.t_comm_measured_s = at_S.empty() ? ceilings.collective.time.median : summarize(std::move(at_S)).median;
+  a.calibrated.flops_per_s = a.book.flops_per_s;
+  a.calibrated.memory_bytes_per_s = a.book.memory_bytes_per_s;
+  if (ranks >= 2 && a.t_comm_measured_s > 0) {
+    // With a = g = 0, T_comm = factor * S / W: T_comm(S) measured fixes W_eff.
+    model::Ceilings unit;
+    unit.link_bytes_per_s = 1;
+    a.W_eff_bytes_per_s = model::t_comm(a.shape, unit) / a.t_comm_measured_s;
+    a.calibrated.link_bytes_per_s = a.W_eff_bytes_per_s;
   }
   if (ranks < 2) return a;
   if (a.calibrated.link_bytes_per_s > 0) {

@@ -9,9 +9,9 @@
 //    (or --link-from's) W and alpha, the reduction kernel's g. The
 //    prediction a user validates.
 //  - D_predicted (calibrated): the model with T_comm = the collective's own
-//    median time at S (over every sample at S in the run: the ceilings'
-//    and each point's T_comm) and the GEMM's rate at each D; it checks the
-//    arithmetic, not the physics.
+//    median time at S (over the samples of the two points around D*, whose
+//    T_comm placed it) and the GEMM's rate at each D; right by
+//    construction, it checks the arithmetic, not the physics.
 // And the error budget that explains D_empirical from the pure book model:
 //   D_empirical = D_book(C_peak) x compute_efficiency / comm_efficiency x residual
 //   compute_efficiency = C(D_empirical) / C_peak
@@ -49,8 +49,13 @@ struct SweepAnalysis {
   model::Ceilings book;        // C_peak, M; W and alpha of the link; g
   model::Ceilings calibrated;  // C_peak, M; W_eff from T_comm(S), a = g = 0
   double t_comm_book_s = 0;      // the book's T_comm with the link's W, alpha and g
-  double t_comm_measured_s = 0;  // the collective's median at S over every sample of the run
-  int t_comm_samples = 0;        // how many
+  // The collective's median at S: over the samples of the two points
+  // around D* (every sample of the run when there is no crossing), and
+  // over every sample of the run (the ceilings' and each point's).
+  double t_comm_measured_s = 0;
+  int t_comm_samples = 0;
+  double t_comm_run_s = 0;
+  int t_comm_run_samples = 0;
   // The points' own T_comm medians, lowest and highest: a collective whose
   // time changes between measurements (a link with two states) moves D*
   // with it, which no interval over one point's samples shows.

@@ -100,47 +100,52 @@ std::optional<Interval> crossing_interval(const BracketSamples& s, double level,
   for (const auto* v : sets)
     if (v->empty()) return std::nullopt;
   if (replicates < 1 || !(s.D_low > 0) || !(s.D_high > s.D_low)) return std::nullopt;
-  // Where each measurement's samples start; one window when the counts do
-  // not add up to the samples.
-  const auto starts = [](const std::vector<int>& windows, std::size_t n) {
-    std::vector<std::size_t> at;
-    std::size_t sum = 0;
-    for (const int w : windows) {
-      if (w <= 0) return std::vector<std::size_t>{0, n};
-      at.push_back(sum);
-      sum += static_cast<std::size_t>(w);
-    }
-    if (at.empty() || sum != n) return std::vector<std::size_t>{0, n};
-    at.push_back(n);
-    return at;
+  // A measurement's samples: [first, first + size) of `values`.
+  struct Window {
+    const std::vector<double>* values;
+    std::size_t first, size;
   };
-  const std::size_t n_low = std::min(s.t_math_low.size(), s.t_comm_low.size());
-  const std::size_t n_high = std::min(s.t_math_high.size(), s.t_comm_high.size());
-  const std::vector<std::size_t> w_low = starts(s.windows_low, n_low), w_high = starts(s.windows_high, n_high);
+  // A point's measurements; one when the counts do not add up to the samples.
+  const auto windows_of = [](const std::vector<double>& values, const std::vector<int>& counts) {
+    std::vector<Window> out;
+    std::size_t sum = 0;
+    for (const int c : counts) {
+      if (c <= 0) break;
+      out.push_back({&values, sum, static_cast<std::size_t>(c)});
+      sum += static_cast<std::size_t>(c);
+    }
+    if (out.empty() || sum != values.size() || out.size() != counts.size()) out = {{&values, 0, values.size()}};
+    return out;
+  };
+  const std::vector<Window> math_low = windows_of(s.t_math_low, s.windows_low);
+  const std::vector<Window> math_high = windows_of(s.t_math_high, s.windows_high);
+  // T_comm is the same collective at the same size at both points: one
+  // level per replicate, drawn from both points' measurements together,
+  // so a T_comm that changed between them widens the interval.
+  std::vector<Window> comm = windows_of(s.t_comm_low, s.windows_low);
+  for (const Window& w : windows_of(s.t_comm_high, s.windows_high)) comm.push_back(w);
   std::mt19937_64 gen(seed);
   // Index by the generator's raw output: the same sequence from every
   // standard library, so every rank (and build) gets the same interval.
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(gen() % n); };
-  const double l0 = std::log(s.D_low), l1 = std::log(s.D_high);
-  std::vector<double> crossings, tm, tc;
-  crossings.reserve(static_cast<std::size_t>(replicates));
-  // One replicate's log(T_math/T_comm) at a point.
-  const auto resampled_ratio = [&](const std::vector<double>& t_math, const std::vector<double>& t_comm,
-                                   const std::vector<std::size_t>& at) {
-    tm.clear();
-    tc.clear();
-    const std::size_t windows = at.size() - 1;
-    for (std::size_t k = 0; k < windows; ++k) {
-      const std::size_t w = pick(windows);
-      const std::size_t first = at[w], size = at[w + 1] - at[w];
-      for (std::size_t i = 0; i < size; ++i) tm.push_back(t_math[first + pick(size)]);
-      for (std::size_t i = 0; i < size; ++i) tc.push_back(t_comm[first + pick(size)]);
+  std::vector<double> draw;
+  // The median of `count` measurements drawn from `from`, each with its
+  // samples drawn again.
+  const auto resampled_median = [&](const std::vector<Window>& from, std::size_t count) {
+    draw.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+      const Window& w = from[pick(from.size())];
+      for (std::size_t i = 0; i < w.size; ++i) draw.push_back((*w.values)[w.first + pick(w.size)]);
     }
-    return std::log(median_of(tm) / median_of(tc));
+    return median_of(draw);
   };
+  const double l0 = std::log(s.D_low), l1 = std::log(s.D_high);
+  std::vector<double> crossings;
+  crossings.reserve(static_cast<std::size_t>(replicates));
   for (int r = 0; r < replicates; ++r) {
-    const double r0 = resampled_ratio(s.t_math_low, s.t_comm_low, w_low);
-    const double r1 = resampled_ratio(s.t_math_high, s.t_comm_high, w_high);
+    const double t_comm = resampled_median(comm, comm.size());
+    const double r0 = std::log(resampled_median(math_low, math_low.size()) / t_comm);
+    const double r1 = std::log(resampled_median(math_high, math_high.size()) / t_comm);
     crossings.push_back(line_crossing(l0, r0, l1, r1));
   }
   std::sort(crossings.begin(), crossings.end());

@@ -73,14 +73,18 @@ struct BracketSamples {
 
 // Percentile bootstrap of the crossing, in two stages: each replicate draws
 // a point's measurements again with replacement (as many), then within each
-// drawn measurement its T_math and T_comm samples (as many), takes the
-// medians and places the crossing on the log-log line through the two
-// points (outside the pair when the replicate's line crosses there; at 0 or
-// +infinity when it does not rise). Drawing whole measurements first keeps
-// what holds through one measurement (a link's state, a disturbance)
-// together, so measurements that disagree widen the interval. The interval
-// holds the central `level` of the replicates. Deterministic for a given
-// seed. Empty without samples at either point.
+// drawn measurement its samples (as many), takes the medians and places the
+// crossing on the log-log line through the two points (outside the pair
+// when the replicate's line crosses there; at 0 or +infinity when it does
+// not rise). Drawing whole measurements first keeps what holds through one
+// measurement (a link's state, a disturbance) together, so measurements
+// that disagree widen the interval. T_math is drawn from each point's own
+// measurements; T_comm, the same collective at the same size at both
+// points, is one level per replicate drawn from both points' measurements
+// together (as the calibrated model takes it), so a T_comm that changed
+// between them widens the interval too. The interval holds the central `level` of the
+// replicates. Deterministic for a given seed. Empty without samples at
+// either point.
 std::optional<Interval> crossing_interval(const BracketSamples& s, double level, int replicates, std::uint64_t seed);
 
 // y at x, linear in (log x, log y) between neighbouring samples, constant

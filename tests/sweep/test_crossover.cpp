@@ -83,7 +83,8 @@ TEST(SweepAnalysis, ThreeCrossoversAndTheBudgetByHand) {
   EXPECT_NEAR(a.interval->low, 400, 1e-9);
   EXPECT_NEAR(a.interval->high, 400, 1e-9);
   EXPECT_NEAR(a.W_eff_bytes_per_s, 5e8, 1e-3);
-  EXPECT_EQ(a.t_comm_samples, 40);
+  EXPECT_EQ(a.t_comm_samples, 20);  // the two points around D*
+  EXPECT_EQ(a.t_comm_run_samples, 40);
   ASSERT_TRUE(a.predicted && a.book_predicted && a.rel_error && a.book_rel_error);
   EXPECT_NEAR(a.predicted->D, 400, 1e-6);
   EXPECT_NEAR(*a.rel_error, 0, 1e-9);
@@ -117,15 +118,25 @@ TEST(SweepAnalysis, CalibrationIsTheTimeAtSEvenWhenTJumpsJustAboveS) {
   EXPECT_NEAR(*a.D_peak, 2 * 1e11 * T(kS) / (2 * 1024.0 * 1024.0), 1e-9);
 }
 
-TEST(SweepAnalysis, TheCalibrationPoolsEveryTCommSampleOfTheRun) {
-  // 20 samples of 1 ms before the points, 10 of 3 ms at each of two points:
-  // the median of the 40 is 2 ms (the 20th and 21st values are 1 and 3).
-  const std::vector<PointRecord> points = {steady(64, 1e-3, 3e-3), steady(128, 5e-3, 3e-3)};
+TEST(SweepAnalysis, TheCalibrationTakesTheTwoPointsAroundTheCrossing) {
+  // 20 samples of 1 ms before the points, then 10 of 3 ms at each of two
+  // points that bracket the crossing and 10 of 4 ms at a third: the
+  // calibration takes the 20 of 3 ms; over the run's 50 samples the median
+  // is 3 ms too (20 of 1, 20 of 3, 10 of 4), and the points' medians span 3 .. 4.
+  const std::vector<PointRecord> points = {steady(64, 1e-3, 3e-3), steady(128, 5e-3, 3e-3),
+                                           steady(256, 10e-3, 4e-3)};
   const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(1e-3), points);
-  EXPECT_EQ(a.t_comm_samples, 40);
-  EXPECT_DOUBLE_EQ(a.t_comm_measured_s, 2e-3);
+  EXPECT_EQ(a.t_comm_samples, 20);
+  EXPECT_DOUBLE_EQ(a.t_comm_measured_s, 3e-3);
+  EXPECT_EQ(a.t_comm_run_samples, 50);
+  EXPECT_DOUBLE_EQ(a.t_comm_run_s, 3e-3);
   EXPECT_DOUBLE_EQ(a.t_comm_points_min_s, 3e-3);
-  EXPECT_DOUBLE_EQ(a.t_comm_points_max_s, 3e-3);
+  EXPECT_DOUBLE_EQ(a.t_comm_points_max_s, 4e-3);
+  // Without a crossing (every point communication-bound): every sample of
+  // the run, 20 of 1 ms and 10 of 3 ms: 1 ms.
+  const SweepAnalysis none = analyze(plan_2x1024(), 2, ceilings(1e-3), {steady(64, 1e-3, 3e-3)});
+  EXPECT_EQ(none.t_comm_samples, 30);
+  EXPECT_DOUBLE_EQ(none.t_comm_measured_s, 1e-3);
 }
 
 // A memory so slow that writing the B x F result alone takes longer than

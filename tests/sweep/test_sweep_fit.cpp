@@ -177,34 +177,45 @@ TEST(CrossingInterval, IdenticalSamplesGiveAPointAndNoiseAnIntervalAroundIt) {
   EXPECT_EQ(again->high, noisy->high);
 }
 
-// Two measurements at the lower point that disagree: 5 iterations with
-// T_comm near 100 us, then 15 near 150 us (a link in two states, the second
-// measurement with more iterations, as --D auto takes them). Drawn as 20
-// samples of one measurement, a replicate's median almost always falls in
-// the larger group, and the interval hides the first measurement; drawn by
-// measurement, a quarter of the replicates take the first twice, and the
-// interval widens to show that the two disagree.
+// Two measurements at the lower point: 5 iterations, then 15 (as --D auto
+// takes them). When their T_comm agree the interval stays narrow; when the
+// second took 1.5x as long (a link in another state), the replicates draw
+// the three measurements' T_comm (these two and the upper point's) in
+// different mixes, and the interval widens to show that they disagree.
 TEST(CrossingInterval, MeasurementsThatDisagreeWidenIt) {
-  BracketSamples s = samples_crossing_at_100(0.05);
-  const std::vector<double> tm = s.t_math_low, tc = s.t_comm_low;
-  for (int k = 0; k < 3; ++k)
-    for (std::size_t i = 0; i < tm.size(); ++i) {
-      s.t_math_low.push_back(tm[i]);
-      s.t_comm_low.push_back(tc[i] * 1.5);
-    }
-  const auto pooled = crossing_interval(s, 0.95, 2000, 3);
-  s.windows_low = {5, 15};
-  const auto by_window = crossing_interval(s, 0.95, 2000, 3);
-  ASSERT_TRUE(pooled && by_window);
-  EXPECT_GT(by_window->high / by_window->low, 1.05 * (pooled->high / pooled->low));
-  EXPECT_LT(by_window->low, pooled->low);  // the first measurement's crossing, near 100
-  EXPECT_LT(by_window->low, 102);
-  EXPECT_GT(pooled->low, 102);
-  // Counts that do not add up to the samples: one measurement, as pooled.
-  s.windows_low = {5, 14};
-  const auto mismatched = crossing_interval(s, 0.95, 2000, 3);
-  EXPECT_EQ(mismatched->low, pooled->low);
-  EXPECT_EQ(mismatched->high, pooled->high);
+  const auto two_measurements = [](double second) {
+    BracketSamples s = samples_crossing_at_100(0.05);
+    const std::vector<double> tm = s.t_math_low, tc = s.t_comm_low;
+    for (int k = 0; k < 3; ++k)
+      for (std::size_t i = 0; i < tm.size(); ++i) {
+        s.t_math_low.push_back(tm[i]);
+        s.t_comm_low.push_back(tc[i] * second);
+      }
+    s.windows_low = {5, 15};
+    return s;
+  };
+  const auto width = [](const BracketSamples& s) {
+    const auto i = crossing_interval(s, 0.95, 2000, 3);
+    return i->high / i->low;
+  };
+  EXPECT_GT(width(two_measurements(1.5)), 1.2 * width(two_measurements(1.0)));
+  // Counts that do not add up to the samples: one measurement.
+  BracketSamples odd = two_measurements(1.0);
+  odd.windows_low = {5, 14};
+  EXPECT_TRUE(crossing_interval(odd, 0.95, 2000, 3).has_value());
+}
+
+// T_comm does not depend on D: when it changed between the two points'
+// measurements (130 us at the upper one, 100 at the lower), the replicates'
+// T_comm level is drawn from both, and the interval widens.
+TEST(CrossingInterval, ATCommThatChangedBetweenThePointsWidensIt) {
+  const auto width = [](const BracketSamples& s) {
+    const auto i = crossing_interval(s, 0.95, 2000, 5);
+    return i->high / i->low;
+  };
+  BracketSamples changed = samples_crossing_at_100(0.05);
+  for (double& t : changed.t_comm_high) t *= 1.3;
+  EXPECT_GT(width(changed), 1.2 * width(samples_crossing_at_100(0.05)));
 }
 
 TEST(CrossingInterval, ReplicatesThatDoNotCrossMakeItUnbounded) {
