@@ -5,7 +5,6 @@
 // time, as the ranks of a sweep do, so the numbers are what one rank gets
 // while its neighbours work; node totals are the sums over its ranks.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/node.h"
 #include "util/watchdog.h"
 
 namespace shardroof {
@@ -52,21 +52,6 @@ struct PeakPlan {
   TimingPlan timing;
 };
 
-// RAII for the communicator of the ranks that share a node.
-class NodeComm {
- public:
-  explicit NodeComm(MPI_Comm world) {
-    SHARDROOF_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm_));
-  }
-  ~NodeComm() { MPI_Comm_free(&comm_); }
-  NodeComm(const NodeComm&) = delete;
-  NodeComm& operator=(const NodeComm&) = delete;
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
 double node_sum(MPI_Comm node, double mine) {
   double sum = 0;
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, node));
@@ -82,12 +67,6 @@ double node_min(MPI_Comm node, double mine) {
 // Where the memory roof was measured, for the output.
 std::string memory_space_name(ComputeBackend& backend) {
   return backend.memory().space() == coll::MemorySpace::Device ? "device memory" : "host memory";
-}
-
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
 }
 
 class PeakCommand final : public Command {
@@ -131,15 +110,12 @@ class PeakCommand final : public Command {
     });
     const NodeComm node_comm(ctx.mpi.world());
     const MPI_Comm node = node_comm.get();
-    int node_rank = 0, node_size = 1;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
 
     // Every measurement runs on every rank of a node at once; the timing
     // module takes each iteration's max over the node's ranks.
     nlohmann::json mine;
     mine["host"] = host_name();
-    mine["ranks"] = node_size;
+    mine["ranks"] = node_comm.size();
     mine["gemm"] = nlohmann::json::array();
 
     nlohmann::json doc;
@@ -158,7 +134,7 @@ class PeakCommand final : public Command {
     // one record per node, from the node's first rank, gathered everywhere),
     // so a run that dies or is interrupted keeps the finished steps.
     const auto publish = [&] {
-      const auto gathered = all_gather_strings(ctx.mpi.world(), node_rank == 0 ? mine.dump() : std::string());
+      const auto gathered = all_gather_strings(ctx.mpi.world(), node_comm.rank() == 0 ? mine.dump() : std::string());
       doc["nodes"] = nlohmann::json::array();
       for (const auto& text : gathered)
         if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "cli/values.h"
-#include "collectives/mpi_transport.h"
 #include "util/error.h"
+#include "util/node.h"
 
 namespace shardroof {
 
@@ -28,12 +28,7 @@ std::optional<std::uint64_t> mem_available_bytes(const std::string& meminfo_path
 NodeMemory node_memory(MPI_Comm comm) {
   NodeMemory node;
   node.available_bytes = mem_available_bytes();
-  MPI_Comm shared = MPI_COMM_NULL;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared));
-  MPI_Comm_size(shared, &node.ranks_on_node);
-  MPI_Comm_free(&shared);
+  node.ranks_on_node = NodeComm(comm).size();
   return node;
 }
 
