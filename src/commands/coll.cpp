@@ -9,18 +9,13 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
 #include "measure/comm_setup.h"
 #include "report/coll_report.h"
-#include "report/environment.h"
-#include "report/results_file.h"
-#include "report/trace_report.h"
-#include "trace/clock_sync.h"
-#include "trace/session.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
 #include "util/memory_budget.h"
 #include "util/watchdog.h"
 
@@ -88,21 +83,14 @@ class CollCommand final : public Command {
         require_memory(node, bytes_per_rank(plan.kind, plan.sizes.back(), ctx.mpi.size()),
                        fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
     });
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
-    const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
+    RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.json, "", f_.trace, false});
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
-    std::optional<trace::TraceSession> tracing;
-    if (!trace_path.empty()) tracing.emplace(ctx.mpi.world());
-    trace::Recorder* recorder = tracing ? &tracing->recorder() : nullptr;
-
-    nlohmann::json doc;
-    doc["command"] = "coll";
-    doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = settings_json(plan);
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = kAggregationNote;
-    doc["results"] = nlohmann::json::array();
+    trace::Recorder* recorder = out.start_trace();
+    out.begin_document({{"ranks", ctx.mpi.size()},
+                        {"settings", settings_json(plan)},
+                        {"aggregation", kAggregationNote},
+                        {"results", nlohmann::json::array()}});
 
     CollConsoleReporter console(ctx.out, ctx.mpi.size());
     std::string setup_text;
@@ -111,71 +99,32 @@ class CollCommand final : public Command {
 
     std::vector<CollRecord> all;
     std::size_t sizes_done = 0;
-    bool interrupted = false;
     for (const auto bytes : plan.sizes) {
       for (Impl impl : plan.impls) {
         WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(plan.kind), to_string(impl), format_bytes(bytes)));
         auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes, recorder);
         console.row(recs[0], recs[1]);
         for (auto& r : recs) {
-          doc["results"].push_back(to_json(r));
+          out.document()["results"].push_back(to_json(r));
           all.push_back(r);
         }
       }
       ++sizes_done;
       // Each finished size reaches the file, so a run that dies keeps it.
-      if (!json_path.empty() && ctx.mpi.is_root()) {
-        write_json_atomically(json_path, doc);
-        set_interrupt_note(fmt::format("{} of {} sizes are in {}", sizes_done, plan.sizes.size(), json_path));
-      }
+      out.publish(sizes_done, plan.sizes.size());
       // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
-      hold_for_signal_if_asked(sizes_done);
-      if (sizes_done < plan.sizes.size() && any_rank_interrupted(ctx.mpi.world())) {
-        interrupted = true;
-        break;
-      }
+      if (out.stop_requested(sizes_done)) break;
     }
     console.footer(all);
-    if (tracing) {
-      // Every rank gets here, interrupted or not: the traced sizes are kept.
-      const auto ranks = tracing->finish();
-      if (ctx.mpi.is_root()) {
-        TraceInfo info;
-        info.command = "coll";
-        info.traced = "the last timed iteration of each size, implementation and placement (out of place, in place); "
-                      "warm-up and the other timed iterations are not traced";
-        info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
-        if (backend == Backend::Cuda)
-          info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
-                             "not when kernels ran";
-        info.settings = settings_json(plan);
-        write_json_atomically(trace_path, chrome_trace_json(ranks, info));
-      }
-    }
-    if (interrupted) {
-      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-    }
-    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
-    if (!trace_path.empty()) ctx.out << "# trace written to " << trace_path << " (open it in https://ui.perfetto.dev)\n";
-    if (interrupted) {
-      // One write, so the launcher does not interleave it with stdout.
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} sizes; {}\n", sizes_done, plan.sizes.size(),
-                                 json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished sizes are in " + json_path)
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
-    }
-
+    // Every rank gets here, interrupted or not: the traced sizes are kept.
+    out.finish_trace("the last timed iteration of each size, implementation and placement (out of place, in place); "
+                     "warm-up and the other timed iterations are not traced",
+                     backend == Backend::Cuda);
+    out.finish();
+    out.print_written_files();
     long long wrong = 0;
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
-    if (wrong > 0) {
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: error: {} wrong elements (see #wrong)\n", wrong) << std::flush;
-      return static_cast<int>(ExitCode::WrongResults);
-    }
-    return 0;
+    return out.exit_status(wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "");
   }
 
  private:

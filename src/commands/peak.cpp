@@ -12,15 +12,13 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
-#include "report/environment.h"
-#include "report/results_file.h"
 #include "sweep/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
 #include "util/node.h"
 #include "util/watchdog.h"
 
@@ -99,9 +97,7 @@ class PeakCommand final : public Command {
   int run(RunContext& ctx) override {
     PeakPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
-    // Existing results are never overwritten unless --force: rank 0 picks a
-    // fresh name, says so, and every rank agrees on it.
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
+    RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.json, "", "", false});
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
       backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
@@ -118,15 +114,15 @@ class PeakCommand final : public Command {
     mine["ranks"] = node_comm.size();
     mine["gemm"] = nlohmann::json::array();
 
-    nlohmann::json doc;
-    doc["command"] = "peak";
-    doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = {{"datatypes", f_.datatypes}, {"size", plan.size},           {"k", plan.k},
-                       {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
-                       {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()},
-                       {"threads", plan.threads}, {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}};
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = std::string(kAggregationNote) + " (max over the ranks of one node)";
+    out.begin_document(
+        {{"ranks", ctx.mpi.size()},
+         {"settings",
+          {{"datatypes", f_.datatypes}, {"size", plan.size}, {"k", plan.k},
+           {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
+           {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()}, {"threads", plan.threads},
+           {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}}},
+         {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
+    nlohmann::json& doc = out.document();
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
     const std::size_t steps = plan.types.size() + 1;
     std::size_t steps_done = 0;
@@ -139,19 +135,8 @@ class PeakCommand final : public Command {
       for (const auto& text : gathered)
         if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));
       doc["complete"] = steps_done == steps;
-      if (!json_path.empty() && ctx.mpi.is_root()) {
-        write_json_atomically(json_path, doc);
-        set_interrupt_note(fmt::format("{} of {} measurements are in {}", steps_done, steps, json_path));
-      }
+      out.publish(steps_done, steps);
     };
-    // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
-    const auto stop_here = [&] {
-      ++steps_done;
-      publish();
-      hold_for_signal_if_asked(steps_done);
-      return steps_done < steps && any_rank_interrupted(ctx.mpi.world());
-    };
-    bool interrupted = false;
     for (const auto type : plan.types) {
       ctx.progress << fmt::format("peak: {} GEMM {}^3\n", coll::to_string(type), plan.size) << std::flush;
       // Each measurement names the step in a watchdog message.
@@ -175,20 +160,14 @@ class PeakCommand final : public Command {
       }
       mine["gemm"].push_back(rec);
       step.reset();
-      if (stop_here()) {
-        interrupted = true;
-        break;
-      }
+      ++steps_done;
+      publish();
+      // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
+      if (out.stop_requested(steps_done)) break;
     }
-    if (interrupted) {
-      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} measurements; {}\n", steps_done, steps,
-                                 json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished measurements are in " + json_path)
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
+    if (out.stopped()) {
+      out.finish();
+      return out.exit_status();
     }
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
@@ -215,9 +194,10 @@ class PeakCommand final : public Command {
     step.reset();
     ++steps_done;
     publish();
+    out.finish();
     print(ctx.out, plan, doc["nodes"], backend->describe());
-    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
-    return 0;
+    out.print_written_files();
+    return out.exit_status();
   }
 
  private:
