@@ -16,6 +16,7 @@
 #include "report/link_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/memory_budget.h"
 
 namespace shardroof {
 namespace {
@@ -58,7 +59,12 @@ class LinkCommand final : public Command {
     const MPI_Comm world = ctx.mpi.world();
     const int nranks = ctx.mpi.size();
     link::LinkPlan plan;
-    run_agreed(world, [&] { plan = make_plan(nranks); });
+    const NodeMemory node = node_memory(world);
+    run_agreed(world, [&] {
+      plan = make_plan(nranks);
+      // A send and a receive buffer of the largest message.
+      require_memory(node, 2 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
+    });
     RunOutput out = RunOutput::agree(ctx, "link", "pairs", {f_.json, "", "", false});
     const link::Topology topo = link::discover_topology(world);
     const std::size_t total_pairs = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks - 1) / 2;

@@ -19,6 +19,7 @@
 #include "sweep/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/memory_budget.h"
 #include "util/node.h"
 #include "util/watchdog.h"
 
@@ -96,7 +97,11 @@ class PeakCommand final : public Command {
 
   int run(RunContext& ctx) override {
     PeakPlan plan;
-    run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
+    const NodeMemory memory = node_memory(ctx.mpi.world());
+    run_agreed(ctx.mpi.world(), [&] {
+      plan = make_plan();
+      require_largest_step_memory(memory, plan);
+    });
     RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.json, "", "", false});
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
@@ -201,6 +206,23 @@ class PeakCommand final : public Command {
   }
 
  private:
+  // Each step allocates three arrays and a host staging copy of one: the
+  // GEMM's operands (size^2 elements each), the memory kernels' arrays, the
+  // reduction's operands. The largest step must fit.
+  void require_largest_step_memory(const NodeMemory& node, const PeakPlan& plan) const {
+    std::uint64_t es = 0;
+    for (const auto t : plan.types) es = std::max<std::uint64_t>(es, coll::size_of(t));
+    const std::uint64_t gemm = saturating_mul(saturating_mul(4 * es, plan.size), plan.size);
+    const std::uint64_t memory = saturating_mul(4 * sizeof(double), plan.memory_elements);
+    const std::uint64_t reduce = saturating_mul(4 * es, plan.reduce_elements);
+    if (gemm >= memory && gemm >= reduce)
+      require_memory(node, gemm, fmt::format("--size {}", plan.size));
+    else if (memory >= reduce)
+      require_memory(node, memory, fmt::format("--memory-bytes {}", f_.memory_bytes));
+    else
+      require_memory(node, reduce, fmt::format("--reduce-elements {}", plan.reduce_elements));
+  }
+
   PeakPlan make_plan() const {
     PeakPlan plan;
     std::string rest = f_.datatypes;

@@ -32,6 +32,7 @@
 #include "sweep/search.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/memory_budget.h"
 
 namespace shardroof {
 namespace {
@@ -49,8 +50,8 @@ struct SweepFlags {
   std::string transport = "mpi";
   int threads = 1;
   int tf32 = 0;
-  int warmup = 3;
-  int iters = 15;
+  int warmup = 2;
+  int iters = 10;
   int check = 1;
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "1M";
@@ -158,8 +159,9 @@ class SweepCommand final : public Command {
     sweep::SweepPlan plan;
     std::optional<ModelHardware> model_hw;
     std::optional<link::ModelLink> link_from;
+    const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
-      plan = make_plan(ranks);
+      plan = make_plan(ranks, node);
       if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
@@ -314,7 +316,7 @@ class SweepCommand final : public Command {
   }
 
  private:
-  sweep::SweepPlan make_plan(int ranks) const {
+  sweep::SweepPlan make_plan(int ranks, const NodeMemory& node) const {
     sweep::SweepPlan plan;
     if (f_.B < 1 || f_.B > INT_MAX) throw_usage("--B: must be between 1 and {}, got {}", INT_MAX, f_.B);
     if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
@@ -367,23 +369,21 @@ class SweepCommand final : public Command {
     // Memory per rank: the two shards, the partial sum and its result, and
     // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
     // than die. --D auto stays below the largest D that fits.
-    const double es = static_cast<double>(coll::size_of(plan.type));
-    const double bf = static_cast<double>(plan.B) * static_cast<double>(plan.F);
-    const double limit = 64.0 * (1ull << 30);
+    const std::uint64_t es = coll::size_of(plan.type);
+    const std::uint64_t fixed = saturating_mul(saturating_mul(6 * es, plan.B), plan.F);
     if (plan.search) {
-      const double shard = std::floor((limit / es - 6 * bf) / static_cast<double>(plan.B + plan.F));
-      if (shard < 1)
-        throw_usage("B = {}, F = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
-                    es * 6 * bf / (1ull << 30));
-      plan.D_max = static_cast<std::uint64_t>(std::min(shard, static_cast<double>(INT_MAX) - 1)) *
-                   static_cast<std::uint64_t>(ranks);
+      require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
+      const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
+      // Unknown memory: only MPI's int counts bound the search.
+      std::uint64_t shard = static_cast<std::uint64_t>(INT_MAX) - 1;
+      if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
+      if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
+      plan.D_max = shard * static_cast<std::uint64_t>(ranks);
       return plan;
     }
-    const double dmax = std::ceil(static_cast<double>(plan.D.back()) / ranks);
-    const double bytes = es * (static_cast<double>(plan.B + plan.F) * dmax + 6 * bf);
-    if (bytes > limit)
-      throw_usage("B = {}, F = {}, D = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
-                  plan.D.back(), bytes / (1ull << 30));
+    const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
+    require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
+                   fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
     return plan;
   }
 

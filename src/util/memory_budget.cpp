@@ -42,6 +42,12 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a + b;
 }
 
+std::optional<std::uint64_t> usable_bytes_per_rank(const NodeMemory& node) {
+  if (!node.available_bytes) return std::nullopt;
+  const auto ranks = static_cast<std::uint64_t>(node.ranks_on_node > 0 ? node.ranks_on_node : 1);
+  return static_cast<std::uint64_t>(static_cast<double>(*node.available_bytes) * kUsableMemoryFraction) / ranks;
+}
+
 void require_memory(const NodeMemory& node, std::uint64_t bytes_per_rank, std::string_view what) {
   if (!node.available_bytes) return;
   const auto ranks = static_cast<std::uint64_t>(node.ranks_on_node > 0 ? node.ranks_on_node : 1);
