@@ -34,19 +34,53 @@ const TuningOrigin* TuningTable::origin_for(CollectiveKind kind, int ranks) cons
   return nullptr;
 }
 
-void TuningTable::replace(int ranks, const std::vector<CollectiveKind>& kinds, const TuningTable& other) {
-  const auto replaced = [&](const TuningRule& r) {
-    return r.ranks == ranks && std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end();
-  };
-  rules.erase(std::remove_if(rules.begin(), rules.end(), replaced), rules.end());
-  for (const TuningRule& r : other.rules)
-    if (replaced(r)) rules.push_back(r);
-  // Older origins of this rank count keep the collectives not measured anew.
+void TuningTable::merge(int ranks, const std::vector<CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
+                        const TuningTable& other) {
+  const auto measured_now = [&](CollectiveKind k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
+  std::vector<TuningRule> merged;
+  for (const CollectiveKind kind : kinds) {
+    const std::vector<TuningRule> old_rules = rules_for(kind, ranks);
+    const std::vector<TuningRule> new_rules = other.rules_for(kind, ranks);
+    std::vector<TuningRule> out;
+    // Each rule covers (previous max, max]; keep the parts below lo, the new
+    // rules within [lo, hi], then the parts above hi.
+    std::uint64_t start = 0;  // first size the rule covers
+    for (const TuningRule& r : old_rules) {
+      if (lo > 0 && start <= lo - 1) {
+        TuningRule cut = r;
+        cut.max_bytes = std::min(r.max_bytes, lo - 1);
+        out.push_back(cut);
+      }
+      start = r.max_bytes == kNoUpperBound ? kNoUpperBound : r.max_bytes + 1;
+    }
+    for (const TuningRule& r : new_rules) {
+      if (r.max_bytes < lo) continue;
+      TuningRule cut = r;
+      cut.max_bytes = std::min(r.max_bytes, hi);
+      out.push_back(cut);
+      if (r.max_bytes >= hi) break;
+    }
+    for (const TuningRule& r : old_rules)
+      if (r.max_bytes > hi) out.push_back(r);
+    if (!out.empty()) out.back().max_bytes = kNoUpperBound;
+    // Neighbours that run the same become one rule.
+    for (TuningRule& r : out) {
+      if (!merged.empty() && merged.back().kind == r.kind && merged.back().ranks == r.ranks &&
+          merged.back().order == r.order && merged.back().segment_bytes == r.segment_bytes) {
+        merged.back().max_bytes = r.max_bytes;
+      } else {
+        merged.push_back(std::move(r));
+      }
+    }
+  }
+  rules.erase(std::remove_if(rules.begin(), rules.end(),
+                             [&](const TuningRule& r) { return r.ranks == ranks && measured_now(r.kind); }),
+              rules.end());
+  rules.insert(rules.end(), merged.begin(), merged.end());
+  // Older origins keep the collectives whose range was not all measured anew.
   for (TuningOrigin& o : measured) {
-    if (o.ranks != ranks) continue;
-    o.kinds.erase(std::remove_if(o.kinds.begin(), o.kinds.end(),
-                                 [&](CollectiveKind k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }),
-                  o.kinds.end());
+    if (o.ranks != ranks || o.min_bytes < lo || o.max_bytes > hi) continue;
+    o.kinds.erase(std::remove_if(o.kinds.begin(), o.kinds.end(), measured_now), o.kinds.end());
   }
   measured.erase(std::remove_if(measured.begin(), measured.end(), [](const TuningOrigin& o) { return o.kinds.empty(); }),
                  measured.end());
@@ -58,8 +92,9 @@ void TuningTable::replace(int ranks, const std::vector<CollectiveKind>& kinds, c
 void TuningTable::sort() {
   const auto key = [](const TuningRule& r) { return std::make_tuple(static_cast<int>(r.kind), r.ranks, r.max_bytes); };
   std::stable_sort(rules.begin(), rules.end(), [&](const TuningRule& a, const TuningRule& b) { return key(a) < key(b); });
-  std::stable_sort(measured.begin(), measured.end(),
-                   [](const TuningOrigin& a, const TuningOrigin& b) { return a.ranks < b.ranks; });
+  std::stable_sort(measured.begin(), measured.end(), [](const TuningOrigin& a, const TuningOrigin& b) {
+    return std::make_tuple(a.ranks, a.min_bytes) < std::make_tuple(b.ranks, b.min_bytes);
+  });
 }
 
 }  // namespace shardroof::coll

@@ -50,6 +50,9 @@ struct TuningRule {
 struct TuningOrigin {
   int ranks = 0;
   std::vector<CollectiveKind> kinds;
+  // The sizes measured, smallest and largest (bytes).
+  std::uint64_t min_bytes = 0;
+  std::uint64_t max_bytes = kNoUpperBound;
   std::vector<std::pair<std::string, std::string>> fields;
   // The value of `key`, or "" when absent.
   std::string get(const std::string& key) const;
@@ -66,9 +69,14 @@ struct TuningTable {
   std::vector<TuningRule> rules_for(CollectiveKind kind, int ranks) const;
   // Where the rules of `kind` on `ranks` ranks were measured, or nullptr.
   const TuningOrigin* origin_for(CollectiveKind kind, int ranks) const;
-  // Replaces everything measured on `ranks` ranks for `kinds` by `other`'s
-  // rules and origin (merging a new measurement into an existing table).
-  void replace(int ranks, const std::vector<CollectiveKind>& kinds, const TuningTable& other);
+  // Merges a new measurement `other` of `kinds` on `ranks` ranks over the
+  // sizes [lo, hi]: its rules replace this table's inside that range; rules
+  // for smaller and larger sizes, other collectives and rank counts stay.
+  // Where nothing was measured above hi, the largest size's choice extends
+  // to every larger size (as it does in a fresh table). Origins whose whole
+  // range was measured anew are replaced by other's.
+  void merge(int ranks, const std::vector<CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
+             const TuningTable& other);
   // Rules sorted by collective, ranks and max_bytes (the order lookups and
   // files use).
   void sort();

@@ -115,7 +115,7 @@ class CollCommand final : public Command {
     // program's arguments (after `-n N`) as its own parameter file.
     app.add_option("--tune-to", f_.tune,
                    "Measure every implementation (native included) at every size and write auto's tuning table to "
-                   "FILE; rules of other rank counts or collectives already in FILE are kept");
+                   "FILE; rules of FILE for other rank counts, collectives or sizes are kept");
     app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
     app.add_option("--trace", f_.trace,
                    "Write a Chrome trace-event JSON of the last timed iteration of each size to FILE "
@@ -233,8 +233,8 @@ class CollCommand final : public Command {
     }
     console.footer(all);
     if (!f_.tune.empty() && !interrupted) {
-      const coll::TuningTable measured = measured_table(all, kinds, ctx, scope, hosts);
-      if (ctx.mpi.is_root()) write_tuning(measured, kinds, ctx);
+      const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
+      if (ctx.mpi.is_root()) write_tuning(plan, measured, kinds, ctx);
       doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
       if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
     }
@@ -441,12 +441,15 @@ class CollCommand final : public Command {
   }
 
   // The tuning table of this run's measurements.
-  coll::TuningTable measured_table(const std::vector<CollRecord>& records, const std::vector<coll::CollectiveKind>& kinds,
-                                   const RunContext& ctx, const TuningScope& scope, const std::set<std::string>& hosts) const {
+  coll::TuningTable measured_table(const CollPlan& plan, const std::vector<CollRecord>& records,
+                                   const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx,
+                                   const TuningScope& scope, const std::set<std::string>& hosts) const {
     coll::TuningTable t;
     coll::TuningOrigin o;
     o.ranks = ctx.mpi.size();
     o.kinds = kinds;
+    o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
+    o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     const std::string sizes = plan_sizes_text();
@@ -498,8 +501,8 @@ class CollCommand final : public Command {
   }
 
   // Writes (or merges into) --tune-to FILE; rank 0 only.
-  void write_tuning(const coll::TuningTable& measured, const std::vector<coll::CollectiveKind>& kinds,
-                    const RunContext& ctx) const {
+  void write_tuning(const CollPlan& plan, const coll::TuningTable& measured,
+                    const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx) const {
     coll::TuningTable table;
     if (std::ifstream(f_.tune)) {
       try {
@@ -508,7 +511,7 @@ class CollCommand final : public Command {
         // not a table: --force was given (check_tune_output), so it is replaced
       }
     }
-    table.replace(ctx.mpi.size(), kinds, measured);
+    if (!plan.sizes.empty()) table.merge(ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured);
     write_file_atomically(
         f_.tune, tuning_toml(table, {"shardroof tuning table: which implementation `--impl auto` runs (coll, sweep).",
                                      "Written by `shardroof coll --tune-to`; [[measured]] says where each rank count's "

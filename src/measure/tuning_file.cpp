@@ -63,9 +63,12 @@ coll::TuningOrigin parse_origin(const toml::table& t, const std::string& source)
   const toml::array* list = kinds->as_array();
   if (!list) throw_usage("{}:{}: 'collectives' must be an array of names", source, line_of(*kinds));
   for (const toml::node& k : *list) o.kinds.push_back(collective(k, source));
+  if (const toml::node* lo = t.get("min_bytes")) o.min_bytes = static_cast<std::uint64_t>(integer(*lo, "min_bytes", 0, source));
+  if (const toml::node* hi = t.get("max_bytes")) o.max_bytes = static_cast<std::uint64_t>(integer(*hi, "max_bytes", 0, source));
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
-    if (key != "ranks" && key != "collectives") o.fields.emplace_back(key, field_text(v, key, source));
+    if (key != "ranks" && key != "collectives" && key != "min_bytes" && key != "max_bytes")
+      o.fields.emplace_back(key, field_text(v, key, source));
   }
   return o;
 }
@@ -180,7 +183,9 @@ std::string tuning_toml(const coll::TuningTable& table, const std::vector<std::s
   for (const coll::TuningOrigin& o : table.measured) {
     std::vector<std::string> kinds;
     for (const auto k : o.kinds) kinds.emplace_back(coll::to_string(k));
-    out += fmt::format("[[measured]]\nranks = {}\ncollectives = {}\n", o.ranks, name_list(kinds));
+    out += fmt::format("[[measured]]\nranks = {}\ncollectives = {}\nmin_bytes = {}\n", o.ranks, name_list(kinds),
+                       o.min_bytes);
+    if (o.max_bytes != coll::kNoUpperBound) out += fmt::format("max_bytes = {}\n", o.max_bytes);
     for (const auto& [k, v] : o.fields) out += fmt::format("{} = {}\n", k, quoted(v));
     out += "\n";
   }

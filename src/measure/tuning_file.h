@@ -3,6 +3,8 @@
 //   [[measured]]                  # one per rank count and set of collectives
 //   ranks = 2
 //   collectives = ["all_reduce", "reduce_scatter", "all_gather"]
+//   min_bytes = 8                 # the sizes measured
+//   max_bytes = 268435456
 //   host = "node17"               # further keys: where and how it was measured
 //   transport = "mpi"             # (transport, backend and hosts decide
 //   backend = "cpu"               #  whether a run may use the rules)

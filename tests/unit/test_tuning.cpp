@@ -45,21 +45,43 @@ TEST(TuningTable, ARuleCoversTheSizesAboveThePreviousOneUpToItsMaximum) {
   EXPECT_EQ(rules[2].max_bytes, kNoUpperBound);
 }
 
-TEST(TuningTable, ReplaceKeepsOtherRankCountsAndCollectives) {
+TEST(TuningTable, MergeReplacesTheMeasuredRangeAndKeepsTheRest) {
   TuningTable t = two_rank_table();
-  t.measured.push_back({2, {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter}, {{"host", "old"}}});
+  t.measured.push_back({2, {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter}, 8, 8192, {{"host", "old"}}});
+  // A new measurement of all_reduce on 2 ranks from 1 KiB to 1 MiB.
   TuningTable fresh;
-  fresh.rules = {{CollectiveKind::AllReduce, 2, kNoUpperBound, {"native"}, 0},
-                 {CollectiveKind::AllReduce, 4, kNoUpperBound, {"ring"}, 0}};
-  fresh.measured.push_back({2, {CollectiveKind::AllReduce}, {{"host", "new"}}});
-  t.replace(2, {CollectiveKind::AllReduce}, fresh);
-  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 1u);
-  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 8)->order.front(), "native");
-  EXPECT_EQ(t.rules_for(CollectiveKind::ReduceScatter, 2).size(), 1u);     // kept
-  EXPECT_TRUE(t.rules_for(CollectiveKind::AllReduce, 4).empty());          // not this rank count
-  EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "new");
+  fresh.rules = {{CollectiveKind::AllReduce, 2, 2048, {"direct"}, 0},
+                 {CollectiveKind::AllReduce, 2, kNoUpperBound, {"ring"}, 0},
+                 {CollectiveKind::AllReduce, 4, kNoUpperBound, {"native"}, 0}};
+  fresh.measured.push_back({2, {CollectiveKind::AllReduce}, 1024, 1 << 20, {{"host", "new"}}});
+  t.merge(2, {CollectiveKind::AllReduce}, 1024, 1 << 20, fresh);
+  const auto first = [&](std::uint64_t bytes) { return t.rule_for(CollectiveKind::AllReduce, 2, bytes)->order.front(); };
+  EXPECT_EQ(first(8), "native");      // below the range: kept
+  EXPECT_EQ(first(1023), "pairwise");  // cut at the range's start
+  EXPECT_EQ(first(1024), "direct");
+  EXPECT_EQ(first(2049), "ring");
+  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // above: the old ring rule, merged with the new one
+  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 4u);
+  EXPECT_EQ(t.rules_for(CollectiveKind::ReduceScatter, 2).size(), 1u);  // another collective: kept
+  EXPECT_TRUE(t.rules_for(CollectiveKind::AllReduce, 4).empty());       // another rank count: not merged
+  // The old origin still describes what is left of its range.
+  ASSERT_EQ(t.measured.size(), 2u);
+  EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "old");
   EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
-  EXPECT_EQ(t.origin_for(CollectiveKind::AllGather, 2), nullptr);
+
+  // Measuring the whole range anew replaces everything of that collective.
+  TuningTable all;
+  all.rules = {{CollectiveKind::AllReduce, 2, 100, {"native"}, 0}, {CollectiveKind::AllReduce, 2, 5000, {"ring"}, 0}};
+  all.measured.push_back({2, {CollectiveKind::AllReduce}, 8, 1 << 30, {{"host", "all"}}});
+  t.merge(2, {CollectiveKind::AllReduce}, 8, 1 << 30, all);
+  EXPECT_EQ(first(8), "native");
+  EXPECT_EQ(first(4096), "ring");
+  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // the largest measured choice extends upwards
+  // Left of the old table: sizes below 8 bytes (its native rule, cut at 7).
+  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 3u);
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 7)->order, (std::vector<std::string>{"native", "direct"}));
+  EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "all");
+  EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
 }
 
 // A collective that only records that it ran.
@@ -128,6 +150,8 @@ TEST(TuningFile, WritesWhatItReads) {
   TuningTable t = two_rank_table();
   t.measured.push_back({2,
                         {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter},
+                        8,
+                        kNoUpperBound,
                         {{"host", "node \"7\""}, {"transport", "mpi"}, {"hosts", "1"}}});
   const std::string text = tuning_toml(t, {"a header line"});
   EXPECT_NE(text.find("# a header line"), std::string::npos);
@@ -143,6 +167,8 @@ TEST(TuningFile, WritesWhatItReads) {
   ASSERT_EQ(back.measured.size(), 1u);
   EXPECT_EQ(back.measured[0].kinds, t.measured[0].kinds);
   EXPECT_EQ(back.measured[0].get("host"), "node \"7\"");
+  EXPECT_EQ(back.measured[0].min_bytes, 8u);
+  EXPECT_EQ(back.measured[0].max_bytes, kNoUpperBound);
 }
 
 // The UsageError message of parsing `text`, or "" if it parsed.
@@ -195,7 +221,7 @@ TEST(TuningFile, TheBuiltInTableSaysWhereItWasMeasured) {
 
 TEST(ApplicableTuning, RulesMeasuredOverAnotherTransportOrHostCountAreDropped) {
   TuningTable t = two_rank_table();
-  t.measured.push_back({2, {CollectiveKind::AllReduce}, {{"transport", "mpi"}, {"backend", "cpu"}, {"hosts", "1"}}});
+  t.measured.push_back({2, {CollectiveKind::AllReduce}, 0, kNoUpperBound, {{"transport", "mpi"}, {"backend", "cpu"}, {"hosts", "1"}}});
   std::vector<std::string> notes;
   EXPECT_EQ(applicable_tuning(t, {"mpi", "cpu", 1}, &notes).rules.size(), t.rules.size());
   EXPECT_TRUE(notes.empty());
