@@ -41,12 +41,26 @@ void TuningTable::merge(int ranks, const std::vector<CollectiveKind>& kinds, std
   for (const CollectiveKind kind : kinds) {
     const std::vector<TuningRule> old_rules = rules_for(kind, ranks);
     const std::vector<TuningRule> new_rules = other.rules_for(kind, ranks);
+    // How far the old rules were measured (a table without origins: all of it).
+    std::uint64_t measured_lo = kNoUpperBound, measured_hi = 0;
+    bool any_origin = false;
+    for (const TuningOrigin& o : measured) {
+      if (o.ranks != ranks || std::find(o.kinds.begin(), o.kinds.end(), kind) == o.kinds.end()) continue;
+      any_origin = true;
+      measured_lo = std::min(measured_lo, o.min_bytes);
+      measured_hi = std::max(measured_hi, o.max_bytes);
+    }
+    if (!any_origin) {
+      measured_lo = 0;
+      measured_hi = kNoUpperBound;
+    }
+    // Each rule covers (previous max, max]; keep the old parts below lo and
+    // above hi where the old measurement reached (elsewhere the new rules'
+    // choice at their edge extends), and the new rules within [lo, hi].
     std::vector<TuningRule> out;
-    // Each rule covers (previous max, max]; keep the parts below lo, the new
-    // rules within [lo, hi], then the parts above hi.
     std::uint64_t start = 0;  // first size the rule covers
     for (const TuningRule& r : old_rules) {
-      if (lo > 0 && start <= lo - 1) {
+      if (lo > 0 && measured_lo < lo && start <= lo - 1) {
         TuningRule cut = r;
         cut.max_bytes = std::min(r.max_bytes, lo - 1);
         out.push_back(cut);
@@ -60,8 +74,9 @@ void TuningTable::merge(int ranks, const std::vector<CollectiveKind>& kinds, std
       out.push_back(cut);
       if (r.max_bytes >= hi) break;
     }
-    for (const TuningRule& r : old_rules)
-      if (r.max_bytes > hi) out.push_back(r);
+    if (measured_hi > hi)
+      for (const TuningRule& r : old_rules)
+        if (r.max_bytes > hi) out.push_back(r);
     if (!out.empty()) out.back().max_bytes = kNoUpperBound;
     // Neighbours that run the same become one rule.
     for (TuningRule& r : out) {

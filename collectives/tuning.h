@@ -71,10 +71,12 @@ struct TuningTable {
   const TuningOrigin* origin_for(CollectiveKind kind, int ranks) const;
   // Merges a new measurement `other` of `kinds` on `ranks` ranks over the
   // sizes [lo, hi]: its rules replace this table's inside that range; rules
-  // for smaller and larger sizes, other collectives and rank counts stay.
-  // Where nothing was measured above hi, the largest size's choice extends
-  // to every larger size (as it does in a fresh table). Origins whose whole
-  // range was measured anew are replaced by other's.
+  // for other collectives and rank counts stay, and so do this table's
+  // rules for smaller and larger sizes where its own measurements reached
+  // them (per [[measured]] ranges; a table without origins counts as
+  // measured everywhere). Elsewhere the new choices at lo and hi extend
+  // outwards, as in a fresh table. Origins whose whole range was measured
+  // anew are replaced by other's.
   void merge(int ranks, const std::vector<CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
              const TuningTable& other);
   // Rules sorted by collective, ranks and max_bytes (the order lookups and

@@ -60,7 +60,7 @@ TEST(TuningTable, MergeReplacesTheMeasuredRangeAndKeepsTheRest) {
   EXPECT_EQ(first(1023), "pairwise");  // cut at the range's start
   EXPECT_EQ(first(1024), "direct");
   EXPECT_EQ(first(2049), "ring");
-  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // above: the old ring rule, merged with the new one
+  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // above what either measured: the new choice at 1 MiB
   EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 4u);
   EXPECT_EQ(t.rules_for(CollectiveKind::ReduceScatter, 2).size(), 1u);  // another collective: kept
   EXPECT_TRUE(t.rules_for(CollectiveKind::AllReduce, 4).empty());       // another rank count: not merged
@@ -68,6 +68,17 @@ TEST(TuningTable, MergeReplacesTheMeasuredRangeAndKeepsTheRest) {
   ASSERT_EQ(t.measured.size(), 2u);
   EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "old");
   EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
+
+  // An old measurement that reached further keeps its rules there.
+  TuningTable wide = two_rank_table();
+  wide.measured.push_back({2, {CollectiveKind::AllReduce}, 8, std::uint64_t{1} << 30, {{"host", "wide"}}});
+  TuningTable mid;
+  mid.rules = {{CollectiveKind::AllReduce, 2, kNoUpperBound, {"direct"}, 0}};
+  mid.measured.push_back({2, {CollectiveKind::AllReduce}, 1024, 2048, {{"host", "mid"}}});
+  wide.merge(2, {CollectiveKind::AllReduce}, 1024, 2048, mid);
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 2048)->order.front(), "direct");
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 2049)->order.front(), "pairwise");
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 1 << 20)->order.front(), "ring");
 
   // Measuring the whole range anew replaces everything of that collective.
   TuningTable all;
@@ -77,9 +88,7 @@ TEST(TuningTable, MergeReplacesTheMeasuredRangeAndKeepsTheRest) {
   EXPECT_EQ(first(8), "native");
   EXPECT_EQ(first(4096), "ring");
   EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // the largest measured choice extends upwards
-  // Left of the old table: sizes below 8 bytes (its native rule, cut at 7).
-  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 3u);
-  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 7)->order, (std::vector<std::string>{"native", "direct"}));
+  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 2u);
   EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "all");
   EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
 }
