@@ -6,8 +6,10 @@
 # iteration by iteration, over small sizes (8 B - 64 KiB, many iterations)
 # and large ones (128 KiB - 256 MiB, fewer); `shardroof peak` once measures
 # the node's memory bandwidth for the memory-traffic bound. A size's time is
-# the sum of its out-of-place and in-place medians (of the per-iteration
-# maxima over ranks).
+# the sum of its out-of-place and in-place interquartile means (of the
+# per-iteration maxima over ranks; the implementations run in turn, one
+# further each iteration): small messages take two modes of time here, and
+# a median jumps between them from run to run.
 #
 # Goals (per rank count and collective):
 #   auto/best      auto's time over the best of ring, pairwise, direct and
@@ -16,7 +18,11 @@
 #                  built-in one)
 #   ring cliff     the ring's time per byte at every size 64 KiB - 256 MiB
 #                  within +15% of the log-log interpolation of its two
-#                  neighbours (the worst size is printed)
+#                  neighbours (the worst size is printed). From CLIFF_PASSES
+#                  ring-only sweeps, a size's time the median over the
+#                  passes: the load of a shared machine drifts over the
+#                  seconds a sweep takes, which a single pass would read as
+#                  a step.
 #   ring/native    busbw ratio, median over 1 - 64 MiB: >= 1.25 (all_reduce),
 #                  >= 3 (reduce_scatter)
 #   memory bound   2 ranks, all_reduce: ring busbw over the bound implied by
@@ -31,7 +37,8 @@
 #   scripts/bench-collectives.sh [build-dir]
 #
 # Environment: RANKS (default "2 3 4"), DATATYPE (float), SMALL_ITERS /
-# LARGE_ITERS (timed iterations, default 200 / 15), TUNING (a tuning table
+# LARGE_ITERS (timed iterations, default 200 / 15), CLIFF_PASSES (default
+# 3), TUNING (a tuning table
 # for auto; default: the built-in one), TIMING (per-iteration or batched),
 # OUT (directory for the records, default a temporary one), MPIRUN_FLAGS
 # (default: oversubscribe, yield when idle).
@@ -48,6 +55,7 @@ RANKS=${RANKS:-"2 3 4"}
 DATATYPE=${DATATYPE:-float}
 SMALL_ITERS=${SMALL_ITERS:-200}
 LARGE_ITERS=${LARGE_ITERS:-15}
+CLIFF_PASSES=${CLIFF_PASSES:-3}
 TIMING=${TIMING:-per-iteration}
 OUT=${OUT:-$(mktemp -d -t shardroof-bench.XXXXXX)}
 mkdir -p "$OUT"
@@ -58,12 +66,12 @@ if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-run() {  # run NP COLLECTIVE RANGE ARGS...
-  local np=$1 coll=$2 range=$3
-  shift 3
+run() {  # run NP COLLECTIVE RANGE IMPLS ARGS...
+  local np=$1 coll=$2 range=$3 impls=$4
+  shift 4
   local json="$OUT/np$np-$coll-$range.json"
-  echo "bench-collectives: $np ranks, $coll, $range sizes -> $json" >&2
-  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl auto,ring,pairwise,direct,native \
+  echo "bench-collectives: $np ranks, $coll, $range -> $json" >&2
+  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl "$impls" \
     --datatype "$DATATYPE" --timing "$TIMING" "${tuning[@]}" --json "$json" --force "$@" > "$OUT/np$np-$coll-$range.txt"
 }
 
@@ -72,8 +80,12 @@ mpirun -np 2 "${mpi_flags[@]}" "$bin" peak --datatypes float --k 1024 --memory-b
   --json "$OUT/peak.json" --force > "$OUT/peak.txt"
 for np in $RANKS; do
   for coll in all_reduce reduce_scatter; do
-    run "$np" "$coll" small -b 8 -e 64K -f 2 -n "$SMALL_ITERS" -w 20
-    run "$np" "$coll" large -b 128K -e 256M -f 2 -n "$LARGE_ITERS" -w 3
+    all=auto,ring,pairwise,direct,native
+    run "$np" "$coll" small "$all" -b 8 -e 64K -f 2 -n "$SMALL_ITERS" -w 20
+    run "$np" "$coll" large "$all" -b 128K -e 256M -f 2 -n "$LARGE_ITERS" -w 3
+    for pass in $(seq "$CLIFF_PASSES"); do
+      run "$np" "$coll" "cliff$pass" ring -b 64K -e 256M -f 2 -n "$LARGE_ITERS" -w 2
+    done
   done
 done
 
@@ -84,18 +96,30 @@ out = pathlib.Path(sys.argv[1])
 KiB, MiB = 1 << 10, 1 << 20
 OURS = ["ring", "pairwise", "direct", "native"]
 
-# (ranks, collective) -> {bytes: {impl: (time us = oop + ip medians, busbw = mean of oop and ip, algorithm)}}
+# (ranks, collective) -> {bytes: {impl: (time us = oop + ip interquartile means, algorithm)}}
 data, info = {}, {}
+# (ranks, collective) -> {bytes: [ring time us of each cliff pass]}
+cliff = {}
+for path in sorted(out.glob("np*-*-cliff*.json")):
+    doc = json.loads(path.read_text())
+    sizes = cliff.setdefault((doc["ranks"], doc["settings"]["collective"]), {})
+    per_size = {}
+    for r in doc["results"]:
+        per_size[r["bytes"]] = per_size.get(r["bytes"], 0.0) + r["time_us"]["iqm"]
+    for b, t in per_size.items():
+        sizes.setdefault(b, []).append(t)
 for path in sorted(out.glob("np*-*-*.json")):
+    if "-cliff" in path.name:
+        continue
     doc = json.loads(path.read_text())
     key = (doc["ranks"], doc["settings"]["collective"])
     info[key] = doc["environment"]
     sizes = data.setdefault(key, {})
     for r in doc["results"]:
-        t, bw, alg = sizes.setdefault(r["bytes"], {}).get(r["impl"], (0.0, 0.0, ""))
+        t, alg = sizes.setdefault(r["bytes"], {}).get(r["impl"], (0.0, ""))
         if r["impl"] == "auto":
             alg = (alg + " " if alg else "") + r["algorithm"].split("/")[0].removeprefix("auto:")
-        sizes[r["bytes"]][r["impl"]] = (t + r["time_us"]["median"], bw + r["busbw_GBps"] / 2, alg)
+        sizes[r["bytes"]][r["impl"]] = (t + r["time_us"]["iqm"], alg)
 
 peak = json.loads((out / "peak.json").read_text())
 memory_Bps = peak["nodes"][0]["memory"]["node_copy_bytes_per_s"]
@@ -116,14 +140,15 @@ for key, sizes in sorted(data.items()):
         v = sizes[b]
         others = [v[i][0] for i in OURS if i in v]
         if "auto" in v and others:
-            ratios.append((v["auto"][0] / min(others), b, v["auto"][2]))
+            ratios.append((v["auto"][0] / min(others), b, v["auto"][1]))
     if ratios:
         med = statistics.median(r for r, _, _ in ratios)
         worst = max(ratios)
         goal(key, "auto/best median", f"{med:.3f}", "<= 1.05", med <= 1.05, f"{len(ratios)} sizes {size_text(sz[0])}-{size_text(sz[-1])}")
         goal(key, "auto/best worst", f"{worst[0]:.3f}", "<= 1.2", worst[0] <= 1.2, f"at {size_text(worst[1])} (auto ran {worst[2]})")
     # No cliffs: ring time per byte against the log-log interpolation of its neighbours.
-    ring = [(b, sizes[b]["ring"][0] / b) for b in sz if "ring" in sizes[b] and 64 * KiB <= b <= 256 * MiB and b > 0]
+    passes = cliff.get(key, {})
+    ring = [(b, statistics.median(passes[b]) / b) for b in sorted(passes) if 64 * KiB <= b <= 256 * MiB]
     worst = None
     for (b0, t0), (b1, t1), (b2, t2) in zip(ring, ring[1:], ring[2:]):
         w = (math.log(b1) - math.log(b0)) / (math.log(b2) - math.log(b0))
@@ -132,10 +157,13 @@ for key, sizes in sorted(data.items()):
         if worst is None or excess > worst[0]:
             worst = (excess, b1)
     if worst:
-        goal(key, "ring cliff", f"{worst[0] * 100:+.1f}%", "<= +15%", worst[0] <= 0.15, f"worst at {size_text(worst[1])}")
+        n_passes = min(len(v) for v in passes.values())
+        goal(key, "ring cliff", f"{worst[0] * 100:+.1f}%", "<= +15%", worst[0] <= 0.15,
+             f"worst at {size_text(worst[1])}, median of {n_passes} passes")
     # Large messages: ring against native, busbw.
-    big = [sizes[b]["ring"][1] / sizes[b]["native"][1] for b in sz
-           if MiB <= b <= 64 * MiB and "ring" in sizes[b] and "native" in sizes[b] and sizes[b]["native"][1] > 0]
+    # busbw(ring)/busbw(native) = time(native)/time(ring) at one size.
+    big = [sizes[b]["native"][0] / sizes[b]["ring"][0] for b in sz
+           if MiB <= b <= 64 * MiB and "ring" in sizes[b] and "native" in sizes[b] and sizes[b]["ring"][0] > 0]
     if big:
         target = 1.25 if coll == "all_reduce" else 3.0
         med = statistics.median(big)
@@ -143,7 +171,8 @@ for key, sizes in sorted(data.items()):
     # The memory-traffic bound (2 ranks, all_reduce).
     if np_ == 2 and coll == "all_reduce":
         bound = memory_Bps / 5 / 1e9
-        fr = [sizes[b]["ring"][1] / bound for b in sz if 64 * MiB <= b <= 256 * MiB and "ring" in sizes[b]]
+        # busbw = S / t on 2 ranks, t the mean of the two placements' times.
+        fr = [b / (sizes[b]["ring"][0] / 2 * 1e-6) / 1e9 / bound for b in sz if 64 * MiB <= b <= 256 * MiB and "ring" in sizes[b]]
         if fr:
             med = statistics.median(fr)
             goal(key, "ring/memory bound", f"{med:.2f}", ">= 0.5", med >= 0.5,
@@ -157,8 +186,8 @@ for key, sizes in sorted(data.items()):
 
 env = next(iter(info.values()))
 print(f"# shardroof bench-collectives ({out}); {env.get('mpi_library', '')}; hosts {sorted(set(env.get('hosts', [])))}")
-print("# times: per size, out-of-place + in-place medians over iterations of the max over ranks;")
-print("#        implementations interleaved iteration by iteration; busbw as nccl-tests")
+print("# times: per size, out-of-place + in-place interquartile means over iterations of the max over ranks;")
+print("#        implementations interleaved iteration by iteration; busbw as nccl-tests, from those times")
 print(f"{'ranks':>5}  {'collective':<15} {'goal':<19} {'measured':>9}  {'target':<8} {'ok':<4} note")
 failed = 0
 for np_, coll, name, value, target, ok, note in rows:

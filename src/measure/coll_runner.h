@@ -50,9 +50,9 @@ std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max
                                       std::size_t element_bytes);
 
 // Measures every implementation of `impls` at `bytes`, out of place and then
-// in place, interleaved: each timed iteration runs them in turn, each after
-// its own barrier, so a change of load on a shared machine reaches them
-// alike and their ratios hold. Results are checked afterwards by one more
+// in place, interleaved: each timed iteration runs them in turn (starting
+// one further each iteration), each after its own barrier, so a change of
+// load on a shared machine reaches them alike and their ratios hold. Results are checked afterwards by one more
 // untimed call of each. Returns, per implementation in order, its
 // out-of-place and its in-place record. With a recorder, the last timed
 // iteration of each implementation and placement is traced (a region each),

@@ -9,7 +9,7 @@ namespace shardroof {
 
 std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records) {
   std::map<std::tuple<int, std::uint64_t>, std::map<std::string, double>> sums;
-  for (const CollRecord& r : records) sums[{static_cast<int>(r.kind), r.bytes}][r.impl] += r.time.median;
+  for (const CollRecord& r : records) sums[{static_cast<int>(r.kind), r.bytes}][r.impl] += r.time.iqm;
   std::vector<SizeRanking> out;
   for (auto& [key, per_impl] : sums) {
     SizeRanking s;

@@ -19,7 +19,8 @@ inline constexpr double kPruneFactor = 4.0;
 inline constexpr int kPruneSizes = 2;
 
 // A size's time of each implementation: the sum of its out-of-place and
-// in-place medians (auto serves both), fastest first.
+// in-place interquartile means (auto serves both placements; TimeStats::iqm
+// says why not the median), fastest first.
 struct SizeRanking {
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
   std::uint64_t bytes = 0;

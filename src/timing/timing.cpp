@@ -27,11 +27,16 @@ TimeStats summarize(std::vector<double> samples) {
   };
   s.p95 = percentile(95);
   s.p99 = percentile(99);
+  const std::size_t lo = n < 4 ? 0 : n / 4;
+  const std::size_t hi = n < 4 ? n : n - n / 4;
+  double sum = 0;
+  for (std::size_t i = lo; i < hi; ++i) sum += samples[i];
+  s.iqm = sum / static_cast<double>(hi - lo);
   return s;
 }
 
 TimeStats scaled(TimeStats stats, double factor) {
-  for (double* v : {&stats.median, &stats.min, &stats.max, &stats.p95, &stats.p99}) *v *= factor;
+  for (double* v : {&stats.median, &stats.min, &stats.max, &stats.p95, &stats.p99, &stats.iqm}) *v *= factor;
   for (double& v : stats.samples) v *= factor;
   for (auto& rank : stats.per_rank)
     for (double& v : rank) v *= factor;
@@ -79,7 +84,7 @@ struct OpTimes {
 // batched mode each as plan.batch back-to-back calls); prepares[k], if
 // given, runs before ops[k]'s barrier, outside the timed region.
 std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
-                              const std::vector<IterationFn>& prepares) {
+                              const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None) {
   const std::size_t n_ops = ops.size();
   const auto prepare = [&](std::size_t k, int iteration) {
     if (k < prepares.size() && prepares[k]) prepares[k](iteration);
@@ -114,7 +119,8 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
   std::vector<double> local(n_ops * iters);
   for (std::size_t i = 0; i < iters; ++i) {
-    for (std::size_t k = 0; k < n_ops; ++k) {
+    for (std::size_t turn = 0; turn < n_ops; ++turn) {
+      const std::size_t k = rotation == Rotation::Rotate ? (i + turn) % n_ops : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
       prepare(k, static_cast<int>(i));
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
@@ -175,9 +181,9 @@ std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPla
 
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
-                                           const std::vector<IterationFn>& prepares) {
+                                           const std::vector<IterationFn>& prepares, Rotation rotation) {
   std::vector<TimeStats> out;
-  for (auto& t : time_ops(comm, plan, clock, ops, prepares)) out.push_back(stats_of(std::move(t)));
+  for (auto& t : time_ops(comm, plan, clock, ops, prepares, rotation)) out.push_back(stats_of(std::move(t)));
   return out;
 }
 

@@ -30,6 +30,12 @@ struct TimeStats {
   double max = 0;
   double p95 = 0;  // nearest-rank percentiles over iterations
   double p99 = 0;
+  // Interquartile mean: the mean of the middle half of the sorted samples.
+  // Where the times of one operation fall into two modes (small messages:
+  // which rank leaves the barrier first), the median jumps between them as
+  // their shares pass one half; this moves smoothly, and still ignores the
+  // rare iteration that lost its core.
+  double iqm = 0;
   // The per-iteration values themselves, in iteration order: what a
   // resampling (bootstrap) interval or a later reader needs.
   std::vector<double> samples;
@@ -121,12 +127,22 @@ TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const Ite
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                                   const std::vector<IterationFn>& ops);
 
+// The order in which an interleaved measurement runs its operations.
+enum class Rotation {
+  None,    // ops[0], ops[1], ... every iteration
+  // Iteration i starts at ops[i mod n]: no operation always runs first,
+  // right after the previous iteration's last one (a position that changes
+  // the times of small messages by whole modes).
+  Rotate,
+};
+
 // time_interleaved followed by summarize, per operation, with each rank's
 // own per-iteration times. prepares[k], if given, runs before each of
 // ops[k]'s iterations (warm-up included: before its warm-up batch in
 // batched mode), outside the timed region, as `prepare` does for measure.
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
-                                           const std::vector<IterationFn>& prepares = {});
+                                           const std::vector<IterationFn>& prepares = {},
+                                           Rotation rotation = Rotation::None);
 
 }  // namespace shardroof

@@ -3,7 +3,8 @@
 //   bytes = count * element size, algbw = bytes / time (GB/s, 1e9 bytes,
 //   from the median time), busbw = algbw * 2(N-1)/N (AllReduce) or
 //   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0; time_us holds
-//   median = p50 <= p95 <= p99 <= max and each rank's per-iteration times
+//   median = p50 <= p95 <= p99 <= max, the interquartile mean, and each
+//   rank's per-iteration times
 //   (per_rank: one array per rank, settings.iters long); settings.timing
 //   names the timing mode, which the aggregation note matches.
 // Usage: check_coll_json FILE RANKS COLLECTIVE IMPLS
@@ -132,11 +133,13 @@ int main(int argc, char** argv) {
     const std::size_t es = element_size(r["datatype"].get<std::string>());
     if (es == 0) fail(where, "unknown datatype " + r["datatype"].dump());
     if (bytes != count * es) fail(where, "bytes " + std::to_string(bytes) + " != count * element size");
-    if (!has_all(r["time_us"], {"median", "p50", "p95", "p99", "min", "max", "per_rank"}, where + ".time_us")) continue;
+    if (!has_all(r["time_us"], {"median", "p50", "p95", "p99", "iqm", "min", "max", "per_rank"}, where + ".time_us"))
+      continue;
     const auto& t = r["time_us"];
-    const double med = t["median"], lo = t["min"], hi = t["max"], p95 = t["p95"], p99 = t["p99"];
+    const double med = t["median"], lo = t["min"], hi = t["max"], p95 = t["p95"], p99 = t["p99"], iqm = t["iqm"];
     if (!(med > 0) || !(lo <= med) || !(med <= p95) || !(p95 <= p99) || !(p99 <= hi))
       fail(where, "time_us needs 0 < min <= median <= p95 <= p99 <= max");
+    if (!(lo <= iqm) || !(iqm <= hi)) fail(where, "time_us.iqm is outside [min, max]");
     if (t["p50"] != t["median"]) fail(where, "time_us.p50 differs from the median");
     const auto& per_rank = t["per_rank"];
     if (!per_rank.is_array() || per_rank.size() != static_cast<std::size_t>(ranks)) {

@@ -55,6 +55,22 @@ TEST(TimeInterleaved, RunsTheOperationsInTurnAndKeepsEachOnesMaxima) {
   EXPECT_DOUBLE_EQ(stats[1].median, 1000.0 * world_size() + 17.5);
 }
 
+TEST(TimeInterleaved, RotatedIterationsStartOneOperationFurtherEachTime) {
+  const TimingPlan plan{1, 3};
+  CountingClock clock;
+  std::vector<std::string> order;
+  std::vector<IterationFn> ops;
+  for (const char* name : {"a", "b", "c"})
+    ops.push_back([&order, name](int it) { order.push_back(std::string(name) + std::to_string(it)); });
+  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, Rotation::Rotate);
+  const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a0", "b0", "c0", "b1", "c1", "a1", "c2", "a2", "b2"};
+  EXPECT_ALL_RANKS(order == expected, "rotated iterations ran out of turn");
+  ASSERT_EQ(stats.size(), 3u);
+  // Each operation's samples stay its own: b ran as timed calls 1, 3 and 8.
+  EXPECT_EQ(stats[1].samples, (std::vector<double>{1000.0 * world_size() + 1, 1000.0 * world_size() + 3,
+                                                   1000.0 * world_size() + 8}));
+}
+
 TEST(TimeInterleaved, NoOperationsOrNoIterationsGiveEmptySamples) {
   CountingClock clock;
   EXPECT_TRUE(time_interleaved(MPI_COMM_WORLD, {1, 3}, clock, {}).empty());
@@ -128,7 +144,10 @@ TEST(Summarize, MedianPercentilesAndSamplesInIterationOrder) {
   EXPECT_DOUBLE_EQ(s.median, 10.5);
   EXPECT_DOUBLE_EQ(s.p95, 19);
   EXPECT_DOUBLE_EQ(s.p99, 20);
+  EXPECT_DOUBLE_EQ(s.iqm, 10.5);  // the mean of 6..15
   EXPECT_EQ(s.samples, v);
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 100}).iqm, 103.0 / 3);  // fewer than four: the mean
+  EXPECT_DOUBLE_EQ(summarize({1, 10, 10, 100}).iqm, 10);
   const TimeStats one = summarize({3.0});
   EXPECT_DOUBLE_EQ(one.p95, 3);
   EXPECT_DOUBLE_EQ(one.p99, 3);

@@ -246,6 +246,7 @@ TEST(ApplicableTuning, RulesMeasuredOverAnotherTransportOrHostCountAreDropped) {
 CollRecord record(CollectiveKind kind, const std::string& impl, std::uint64_t bytes, bool in_place, double seconds) {
   CollRecord r{kind, impl, impl, coll::DataType::Float, coll::ReduceOp::Sum, in_place, bytes, bytes / 4, {}, 0, 0, 0};
   r.time.median = seconds;
+  r.time.iqm = seconds;
   return r;
 }
 
