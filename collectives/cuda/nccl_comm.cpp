@@ -21,7 +21,13 @@ std::string nccl_runtime_version() {
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-NcclComm::NcclComm(MPI_Comm comm, std::chrono::seconds timeout) : timeout_(timeout) {
+ncclConfig_t nccl_config(const NcclCommOptions& options) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = options.mode == NcclMode::Blocking ? 1 : 0;
+  return config;
+}
+
+NcclComm::NcclComm(MPI_Comm comm, const NcclCommOptions& options) : options_(options) {
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size_));
 
@@ -40,8 +46,7 @@ NcclComm::NcclComm(MPI_Comm comm, std::chrono::seconds timeout) : timeout_(timeo
   SHARDROOF_MPI_CHECK(MPI_Bcast(&msg, sizeof msg, MPI_BYTE, 0, comm));
   if (!msg.ok) raise_library_error("ncclGetUniqueId (on rank 0)", msg.error, __FILE__, __LINE__);
 
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
+  ncclConfig_t config = nccl_config(options_);
   std::string failure;
   const ncclResult_t rc = ncclCommInitRankConfig(&comm_, size_, msg.id, rank_, &config);
   try {
@@ -67,7 +72,7 @@ NcclComm::~NcclComm() {
   }
   // Finalize flushes outstanding work; in non-blocking mode it may need polling.
   ncclResult_t rc = ncclCommFinalize(comm_);
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
   ncclResult_t state = rc;
   while (state == ncclInProgress && std::chrono::steady_clock::now() < deadline) {
     if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) break;
@@ -81,11 +86,11 @@ NcclComm::~NcclComm() {
 }
 
 void NcclComm::complete(ncclResult_t rc, const char* what, const char* file, int line) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
   while (rc == ncclInProgress) {
     if (std::chrono::steady_clock::now() > deadline) {
       broken_ = true;
-      raise_library_error(what, "no progress after " + std::to_string(timeout_.count()) +
+      raise_library_error(what, "no progress after " + std::to_string(options_.timeout.count()) +
                                     " s (a peer rank did not take part?)", file, line);
     }
     std::this_thread::yield();

@@ -225,6 +225,7 @@ class CollCommand final : public Command {
           set_interrupt_note(fmt::format("{} of {} sizes are in {}", steps_done, steps, json_path));
         }
         // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
+        hold_for_signal_if_asked(steps_done);
         if (steps_done < steps && any_rank_interrupted(ctx.mpi.world())) {
           interrupted = true;
           break;

@@ -112,6 +112,7 @@ class LinkCommand final : public Command {
         set_interrupt_note(fmt::format("{} of {} pairs are in {}", results.size(), plan.pairs.size(), json_path));
       }
       // Every rank stops after the same pair when any rank got SIGINT/SIGTERM.
+      hold_for_signal_if_asked(results.size());
       if (results.size() < plan.pairs.size() && any_rank_interrupted(world)) {
         interrupted = true;
         return false;

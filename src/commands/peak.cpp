@@ -79,6 +79,11 @@ double node_min(MPI_Comm node, double mine) {
   return v;
 }
 
+// Where the memory roof was measured, for the output.
+std::string memory_space_name(ComputeBackend& backend) {
+  return backend.memory().space() == coll::MemorySpace::Device ? "device memory" : "host memory";
+}
+
 std::string host_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -93,12 +98,15 @@ class PeakCommand final : public Command {
   }
 
   void add_options(CLI::App& app) override {
-    app.add_option("--datatypes", f_.datatypes, "GEMM datatypes: a list of float, double, bfloat16")->capture_default_str();
+    app.add_option("--datatypes", f_.datatypes, "GEMM datatypes: a list of float, double, bfloat16, half (cuda)")
+        ->capture_default_str();
     app.add_option("--size", f_.size, "m = n (and k) of the large GEMM")->capture_default_str();
     app.add_option("--k", f_.k, "Thin inner dimensions k for m = n = size (list or lo:hi:xK)")->capture_default_str();
-    app.add_option("--memory-bytes", f_.memory_bytes, "Bytes per array of the copy/triad kernels (beyond the caches)")
+    app.add_option("--memory-bytes", f_.memory_bytes,
+                   "Bytes per array of the copy/triad kernels (beyond the caches; on a GPU at least 8x its L2)")
         ->capture_default_str();
-    app.add_option("--reduce-elements", f_.reduce_elements, "Elements of the local reduction dst = a + b")
+    app.add_option("--reduce-elements", f_.reduce_elements,
+                   "Elements of the local reduction dst = a + b (on a GPU at least 8x its L2 per array)")
         ->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
     app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
@@ -164,6 +172,7 @@ class PeakCommand final : public Command {
     const auto stop_here = [&] {
       ++steps_done;
       publish();
+      hold_for_signal_if_asked(steps_done);
       return steps_done < steps && any_rank_interrupted(ctx.mpi.world());
     };
     bool interrupted = false;
@@ -207,8 +216,9 @@ class PeakCommand final : public Command {
     }
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
-    const auto mem = sweep::measure_memory_bandwidth(node, plan.memory_elements, plan.timing);
-    mine["memory"] = {{"bytes_per_array", plan.memory_elements * sizeof(double)},
+    const auto mem = sweep::measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
+    mine["memory"] = {{"space", memory_space_name(*backend)},
+                      {"bytes_per_array", mem.elements * sizeof(double)},
                       {"copy_bytes_per_s", mem.copy_bytes_per_s},
                       {"triad_bytes_per_s", mem.triad_bytes_per_s},
                       {"node_copy_bytes_per_s", node_sum(node, mem.copy_bytes_per_s)},
@@ -217,7 +227,11 @@ class PeakCommand final : public Command {
     mine["reduction"] = nlohmann::json::array();
     for (const auto type : plan.types) {
       step.emplace(fmt::format("{} reduction", coll::to_string(type)));
-      const auto red = sweep::measure_reduce_rate(backend->memory(), node, type, plan.reduce_elements, plan.timing);
+      // Beyond the caches, as the memory kernels: a reduction that runs in a
+      // GPU's L2 is not the rate a large partial sum is reduced at.
+      const std::size_t count =
+          std::max<std::size_t>(plan.reduce_elements, sweep::kCacheMultiple * backend->cache_bytes() / coll::size_of(type));
+      const auto red = sweep::measure_reduce_rate(*backend, node, type, count, plan.timing);
       mine["reduction"].push_back({{"datatype", coll::to_string(type)},
                                    {"elements", red.count},
                                    {"s_per_element", red.s_per_elem}});
@@ -238,8 +252,8 @@ class PeakCommand final : public Command {
       const auto comma = rest.find(',', start);
       const std::string name = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       const auto t = coll::parse_datatype(name);
-      if (!t || (*t != coll::DataType::Float && *t != coll::DataType::Double && *t != coll::DataType::BFloat16))
-        throw_usage("--datatypes: '{}' is not one of float, double, bfloat16", name);
+      if (!t || *t == coll::DataType::Int32)
+        throw_usage("--datatypes: '{}' is not one of float, double, bfloat16, half", name);
       plan.types.push_back(*t);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -291,6 +305,14 @@ class PeakCommand final : public Command {
       }
     }
     out << "\n# memory bandwidth M (GB/s) and local reduction rate g (ns per element, dst = a + b)\n";
+    if (!nodes.empty()) {
+      const auto& m = nodes[0]["memory"];
+      out << fmt::format("# M in {}, {:.0f} MiB per array;", m["space"].get<std::string>(),
+                         m["bytes_per_array"].get<double>() / (1 << 20));
+      for (const auto& r : nodes[0]["reduction"])
+        out << fmt::format(" g {} on {} elements;", r["datatype"].get<std::string>(), r["elements"].get<std::size_t>());
+      out << " timed with the backend's clock\n";
+    }
     out << fmt::format("{:>4} {:>10} {:>10} {:>12} {:>12}", "node", "copy/rank", "triad/rank", "copy/node",
                        "triad/node");
     for (const auto t : plan.types) out << fmt::format(" {:>10}", fmt::format("g {}", coll::to_string(t)));

@@ -217,6 +217,7 @@ class SweepCommand final : public Command {
     bool interrupted = false;
     for (std::size_t i = 0; i < plan.D.size(); ++i) {
       // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
+      hold_for_signal_if_asked(points.size());
       if (any_rank_interrupted(ctx.mpi.world())) {
         interrupted = true;
         break;

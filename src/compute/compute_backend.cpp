@@ -1,7 +1,10 @@
 #include "compute/compute_backend.h"
 
+#include <vector>
+
 #include "cpu/cpu_backend.h"
 #include "cuda/cuda_api.h"
+#include "util/memory_budget.h"
 
 namespace shardroof {
 
@@ -24,7 +27,41 @@ class DirectGemm final : public ComputeBackend::PreparedGemm {
   coll::DataType type_;
 };
 
+// The host loops of STREAM (McCalpin), on vectors of this rank.
+class HostMemoryKernels final : public ComputeBackend::MemoryKernels {
+ public:
+  explicit HostMemoryKernels(std::size_t elements) : a_(elements, 1.0), b_(elements, 2.0), c_(elements, 0.5) {}
+  ~HostMemoryKernels() override {
+    // Keep the results observable so the loops are not optimised away.
+    if (!a_.empty()) {
+      volatile double sink = a_[a_.size() / 2] + c_[c_.size() / 3];
+      (void)sink;
+    }
+  }
+  void copy() override {
+    double* __restrict dst = c_.data();
+    const double* __restrict src = a_.data();
+    for (std::size_t i = 0, n = a_.size(); i < n; ++i) dst[i] = src[i];
+  }
+  void triad() override {
+    double* __restrict dst = a_.data();
+    const double* __restrict x = b_.data();
+    const double* __restrict y = c_.data();
+    for (std::size_t i = 0, n = a_.size(); i < n; ++i) dst[i] = x[i] + kScalar * y[i];
+  }
+
+ private:
+  static constexpr double kScalar = 3.0;
+  std::vector<double> a_, b_, c_;
+};
+
 }  // namespace
+
+std::unique_ptr<ComputeBackend::MemoryKernels> ComputeBackend::prepare_memory_kernels(std::size_t elements) {
+  return std::make_unique<HostMemoryKernels>(elements);
+}
+
+std::size_t ComputeBackend::free_memory_bytes() const { return mem_available_bytes().value_or(0); }
 
 std::unique_ptr<ComputeBackend::PreparedGemm> ComputeBackend::prepare_gemm(
     std::size_t m, std::size_t n, std::size_t k, const void* A, const void* B, void* C,

@@ -78,6 +78,29 @@ class ComputeBackend {
                                                                   const void* A, const void* B,
                                                                   std::vector<std::vector<GemmBlock>> chunks,
                                                                   coll::DataType type) = 0;
+  // STREAM-like kernels on three arrays of doubles in this backend's own
+  // memory (host memory for the CPU, device memory for a GPU), for the
+  // memory roof M: copy c = a, triad a = b + s * c. The arrays are
+  // allocated and filled here, outside any timed region; a kernel returns
+  // when its work is queued, and the backend's clock waits for it.
+  class MemoryKernels {
+   public:
+    virtual ~MemoryKernels() = default;
+    virtual void copy() = 0;
+    virtual void triad() = 0;
+  };
+  // The default runs the loops on the host.
+  virtual std::unique_ptr<MemoryKernels> prepare_memory_kernels(std::size_t elements);
+  // Bytes of the last cache level in front of this backend's memory (a
+  // GPU's L2), or 0 when the backend does not know it. Arrays meant to
+  // measure the memory itself must be several times larger.
+  virtual std::size_t cache_bytes() const { return 0; }
+  // Bytes still free in this backend's memory (a GPU's free device memory;
+  // by default the host's MemAvailable), or 0 when unknown: a ceiling that
+  // grows its operands stays well inside it. Ranks that share the memory
+  // see the same number.
+  virtual std::size_t free_memory_bytes() const;
+
   // Called first on a thread other than the one that made the backend,
   // before that thread queues work on the backend's memory (CUDA keeps the
   // current device per thread).

@@ -10,6 +10,7 @@
 #include "collectives/cuda/cuda_handles.h"
 #include "cuda/cublas_check.h"
 #include "cuda/cuda_clock.h"
+#include "cuda/memory_kernels.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -144,7 +145,42 @@ class CublasGemmChunks final : public ComputeBackend::PreparedGemmChunks {
   std::vector<coll::CudaEvent> done_;
 };
 
+// STREAM's copy and triad on three device arrays, on the rank's stream (so
+// the backend's event clock times them).
+class DeviceMemoryKernels final : public ComputeBackend::MemoryKernels {
+ public:
+  DeviceMemoryKernels(std::size_t elements, const DeviceChoice& device, cudaStream_t stream)
+      : n_(elements), blocks_(memory_kernel_blocks(device.multiprocessors, device.max_threads_per_multiprocessor)),
+        stream_(stream), a_(n_ * sizeof(double)), b_(n_ * sizeof(double)), c_(n_ * sizeof(double)) {
+    launch_fill(a(), 1.0, n_, blocks_, stream_);
+    launch_fill(b(), 2.0, n_, blocks_, stream_);
+    launch_fill(c(), 0.5, n_, blocks_, stream_);
+    SHARDROOF_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void copy() override { launch_copy(c(), a(), n_, blocks_, stream_); }
+  void triad() override { launch_triad(a(), b(), c(), 3.0, n_, blocks_, stream_); }
+
+ private:
+  double* a() { return static_cast<double*>(a_.data()); }
+  double* b() { return static_cast<double*>(b_.data()); }
+  double* c() { return static_cast<double*>(c_.data()); }
+  std::size_t n_;
+  unsigned blocks_;
+  cudaStream_t stream_;
+  coll::DeviceAllocation a_, b_, c_;
+};
+
 }  // namespace
+
+std::unique_ptr<ComputeBackend::MemoryKernels> CublasBackend::prepare_memory_kernels(std::size_t elements) {
+  return std::make_unique<DeviceMemoryKernels>(elements, context_->device(), context_->stream());
+}
+
+std::size_t CublasBackend::free_memory_bytes() const {
+  std::size_t free = 0, total = 0;
+  SHARDROOF_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
 
 void CublasBackend::gemm(std::size_t m, std::size_t n, std::size_t k, const void* A, const void* B, void* C,
                          coll::DataType type) {

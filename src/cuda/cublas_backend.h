@@ -48,6 +48,10 @@ class CublasBackend final : public ComputeBackend {
                                                           const void* B, std::vector<std::vector<GemmBlock>> chunks,
                                                           coll::DataType type) override;
   void enter_thread() override;
+  // Copy and triad as kernels on device arrays; the device's L2 and free memory.
+  std::unique_ptr<MemoryKernels> prepare_memory_kernels(std::size_t elements) override;
+  std::size_t cache_bytes() const override { return context_->device().l2_bytes; }
+  std::size_t free_memory_bytes() const override;
 
  private:
   std::shared_ptr<CudaRankContext> context_;

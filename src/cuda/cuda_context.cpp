@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <mutex>
@@ -58,7 +59,7 @@ DeviceChoice select_device_by_local_rank(MPI_Comm comm) {
     if (choice.device_count < choice.local_size && !shared_gpus_allowed()) {
       throw_usage("--backend cuda: {} ranks run on {} but only {} GPU{} visible there; one GPU per rank is "
                   "needed (start at most {} ranks per node, or set SHARDROOF_ALLOW_SHARED_GPU=1 to share "
-                  "GPUs with --transport mpi)",
+                  "GPUs, for tests)",
                   choice.local_size, choice.host, choice.device_count, choice.device_count == 1 ? " is" : "s are",
                   choice.device_count);
     }
@@ -67,6 +68,9 @@ DeviceChoice select_device_by_local_rank(MPI_Comm comm) {
     cudaDeviceProp prop{};
     SHARDROOF_CUDA_CHECK(cudaGetDeviceProperties(&prop, choice.device));
     choice.name = prop.name;
+    choice.multiprocessors = prop.multiProcessorCount;
+    choice.max_threads_per_multiprocessor = prop.maxThreadsPerMultiProcessor;
+    choice.l2_bytes = static_cast<std::size_t>(std::max(prop.l2CacheSize, 0));
   });
   return choice;
 }

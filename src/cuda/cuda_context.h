@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -20,13 +21,17 @@ struct DeviceChoice {
   int local_size = 1;    // ranks on this node
   std::string name;      // e.g. "NVIDIA H200"
   std::string host;
+  // Read off the device, for kernels and ceilings sized to it.
+  int multiprocessors = 0;
+  int max_threads_per_multiprocessor = 0;
+  std::size_t l2_bytes = 0;
 };
 
 // Collective over `comm`: splits it by node (MPI_COMM_TYPE_SHARED), picks
 // GPU local_rank, makes it current. Every rank agrees on the verdict: no GPU
 // visible, or fewer GPUs than ranks on a node, is a UsageError on all ranks.
-// SHARDROOF_ALLOW_SHARED_GPU=1 lets ranks share GPUs round-robin (for the
-// MPI transport on a single-GPU machine; NCCL refuses shared GPUs).
+// SHARDROOF_ALLOW_SHARED_GPU=1 lets ranks share GPUs round-robin (to test
+// several ranks on a single-GPU machine; over NCCL see cuda/shared_gpu.h).
 DeviceChoice select_device_by_local_rank(MPI_Comm comm);
 
 class CudaRankContext {

@@ -14,6 +14,7 @@
 #include "cuda/cuda_api.h"
 #include "cuda/cuda_context.h"
 #include "cuda/nccl_setup.h"
+#include "cuda/shared_gpu.h"
 #include "util/agreement.h"
 #include "util/error.h"
 
@@ -117,11 +118,10 @@ class MpiDeviceSetup final : public CommSetup {
 std::unique_ptr<CommSetup> make_cuda_comm_setup(TransportKind transport, MPI_Comm comm) {
   auto context = CudaRankContext::acquire(comm);
   if (transport == TransportKind::Nccl) {
-    if (context->device().device_count < context->device().local_size) {
-      throw_usage("--transport nccl: {} ranks share {} GPU{} on {}; NCCL needs one GPU per rank (use --transport mpi)",
-                  context->device().local_size, context->device().device_count,
-                  context->device().device_count == 1 ? "" : "s", context->device().host);
-    }
+    // Ranks share GPUs only where SHARDROOF_ALLOW_SHARED_GPU=1 let them
+    // (device selection refuses it otherwise); NCCL then needs a distinct
+    // host id per round of ranks (cuda/shared_gpu.h).
+    set_shared_gpu_host_id(context->device());
     return make_nccl_comm_setup(std::move(context), comm);
   }
   std::unique_ptr<CommSetup> setup;

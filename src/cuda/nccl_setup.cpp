@@ -7,6 +7,7 @@
 #include "collectives/cuda/nccl_transport.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 class NcclSetup final : public CommSetup {
  public:
   NcclSetup(std::shared_ptr<CudaRankContext> context, MPI_Comm comm)
-      : context_(std::move(context)), comm_(comm), transport_(comm_, context_->stream()) {}
+      : context_(std::move(context)), comm_(comm, {coll::NcclMode::Blocking}), transport_(comm_, context_->stream()) {}
   coll::Transport& transport() override { return transport_; }
   coll::MemoryOps& memory() override { return context_->memory(); }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
@@ -49,6 +50,9 @@ class NcclSetup final : public CommSetup {
 
 std::unique_ptr<CommSetup> make_nccl_comm_setup(std::shared_ptr<CudaRankContext> context, MPI_Comm comm) {
   // NcclComm agrees on its own outcome across ranks (all or none succeed).
+  // The communicator is blocking (timing runs want no asynchronous hand-off
+  // at each group end), so a peer that never joins is the watchdog's to end.
+  const WatchdogScope scope("NCCL communicator set-up");
   return std::make_unique<NcclSetup>(std::move(context), comm);
 }
 

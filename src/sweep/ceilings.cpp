@@ -1,12 +1,31 @@
 #include "sweep/ceilings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "collectives/blocks.h"
+#include "collectives/mpi_transport.h"
 #include "sweep/operands.h"
 
 namespace shardroof::sweep {
+
+double gemm_flops_per_s(std::size_t m, std::size_t n, std::size_t k, double seconds) {
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return seconds > 0 ? flops / seconds : 0;
+}
+
+double copy_bytes_per_s(std::size_t elements, double seconds) {
+  return seconds > 0 ? 2.0 * static_cast<double>(elements) * sizeof(double) / seconds : 0;
+}
+
+double triad_bytes_per_s(std::size_t elements, double seconds) {
+  return seconds > 0 ? 3.0 * static_cast<double>(elements) * sizeof(double) / seconds : 0;
+}
+
+double reduce_s_per_elem(std::size_t count, double seconds) {
+  return count > 0 ? seconds / static_cast<double>(count) : 0;
+}
 
 GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
                            std::size_t k, coll::DataType type, const TimingPlan& timing) {
@@ -25,39 +44,88 @@ GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m
   auto clock = backend.make_clock();
   GemmRate out{m, n, k, type, {}, 0};
   out.time = measure(comm, timing, *clock, [&](int) { gemm->run(); });
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  out.flops_per_s = out.time.median > 0 ? flops / out.time.median : 0;
+  out.flops_per_s = gemm_flops_per_s(m, n, k, out.time.median);
   return out;
 }
 
-MemoryBandwidth measure_memory_bandwidth(MPI_Comm comm, std::size_t elements, const TimingPlan& timing) {
-  std::vector<double> a(elements, 1.0), b(elements, 2.0), c(elements, 0.5);
-  HostClock clock;
+GemmShape grown_gemm_shape(GemmShape shape, double seconds, double min_seconds, std::size_t element_bytes,
+                           std::size_t max_bytes) {
+  constexpr double kAlign = 128;  // whole tiles of the tensor-core kernels
+  const auto bytes = [element_bytes](const GemmShape& g) {
+    const double m = static_cast<double>(g.m), n = static_cast<double>(g.n), k = static_cast<double>(g.k);
+    return (m * k + k * n + m * n) * static_cast<double>(element_bytes);
+  };
+  const double volume = std::clamp(1.2 * min_seconds / std::max(seconds, 1e-9), 2.0, 64.0);
+  const double f = std::cbrt(volume);
+  const auto up = [&](std::size_t d) {
+    return static_cast<std::size_t>(std::ceil(static_cast<double>(d) * f / kAlign) * kAlign);
+  };
+  GemmShape next{up(shape.m), up(shape.n), up(shape.k)};
+  const double limit = static_cast<double>(max_bytes);
+  if (bytes(next) > limit) {
+    // The operands' bytes grow with the square of a common scale.
+    const double cut = std::sqrt(limit / bytes(next));
+    const auto down = [&](std::size_t d, std::size_t least) {
+      return std::max(least, static_cast<std::size_t>(std::floor(static_cast<double>(d) * cut / kAlign) * kAlign));
+    };
+    next = {down(next.m, shape.m), down(next.n, shape.n), down(next.k, shape.k)};
+  }
+  if (bytes(next) > limit || next == shape) return shape;
+  return next;
+}
+
+GemmRate measure_peak_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
+                                std::size_t k, coll::DataType type, const TimingPlan& timing, double min_seconds) {
+  // Room for the operands: a quarter of the free memory, shared by the
+  // ranks of a node; the least over all ranks, so every rank grows alike.
+  MPI_Comm node = MPI_COMM_NULL;
+  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  const unsigned long long mine = backend.free_memory_bytes() / (4ull * static_cast<unsigned>(node_ranks));
+  unsigned long long budget = 0;
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &budget, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
+
+  // Shapes too short are probed with few iterations; the shape that is
+  // long enough gets the full timing plan (unless that is no more than the
+  // probe). Every rank sees the same per-iteration maxima, so every rank
+  // picks the same shapes.
+  constexpr int kMaxRounds = 8;
+  const TimingPlan probe{std::min(timing.warmup, 1), std::min(timing.iters, 3)};
+  GemmShape shape{m, n, k};
+  GemmRate rate = measure_gemm_rate(backend, comm, m, n, k, type, timing);
+  bool probed = false;
+  for (int round = 0; round < kMaxRounds && rate.time.median < min_seconds; ++round) {
+    const GemmShape next =
+        grown_gemm_shape(shape, rate.time.median, min_seconds, coll::size_of(type), static_cast<std::size_t>(budget));
+    if (next == shape) break;
+    shape = next;
+    rate = measure_gemm_rate(backend, comm, shape.m, shape.n, shape.k, type, probe);
+    probed = true;
+  }
+  const bool probe_is_the_plan = probe.warmup == timing.warmup && probe.iters == timing.iters;
+  if (probed && !probe_is_the_plan) rate = measure_gemm_rate(backend, comm, shape.m, shape.n, shape.k, type, timing);
+  return rate;
+}
+
+MemoryBandwidth measure_memory_bandwidth(ComputeBackend& backend, MPI_Comm comm, std::size_t elements,
+                                         const TimingPlan& timing) {
+  elements = std::max(elements, kCacheMultiple * backend.cache_bytes() / sizeof(double));
+  auto kernels = backend.prepare_memory_kernels(elements);
+  auto clock = backend.make_clock();
   MemoryBandwidth out;
   out.elements = elements;
-  const double scalar = 3.0;
-  out.copy = measure(comm, timing, clock, [&](int) {
-    double* __restrict dst = c.data();
-    const double* __restrict src = a.data();
-    for (std::size_t i = 0; i < elements; ++i) dst[i] = src[i];
-  });
-  out.triad = measure(comm, timing, clock, [&](int) {
-    double* __restrict dst = a.data();
-    const double* __restrict x = b.data();
-    const double* __restrict y = c.data();
-    for (std::size_t i = 0; i < elements; ++i) dst[i] = x[i] + scalar * y[i];
-  });
-  const double n = static_cast<double>(elements) * sizeof(double);
-  out.copy_bytes_per_s = out.copy.median > 0 ? 2 * n / out.copy.median : 0;
-  out.triad_bytes_per_s = out.triad.median > 0 ? 3 * n / out.triad.median : 0;
-  // Keep the results observable so the loops are not optimised away.
-  volatile double sink = a[elements / 2] + c[elements / 3];
-  (void)sink;
+  out.copy = measure(comm, timing, *clock, [&](int) { kernels->copy(); });
+  out.triad = measure(comm, timing, *clock, [&](int) { kernels->triad(); });
+  out.copy_bytes_per_s = copy_bytes_per_s(elements, out.copy.median);
+  out.triad_bytes_per_s = triad_bytes_per_s(elements, out.triad.median);
   return out;
 }
 
-ReduceRate measure_reduce_rate(coll::MemoryOps& memory, MPI_Comm comm, coll::DataType type, std::size_t count,
+ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, std::size_t count,
                                const TimingPlan& timing) {
+  auto& memory = backend.memory();
   const std::size_t es = coll::size_of(type);
   auto a = memory.allocate(count * es + 1), b = memory.allocate(count * es + 1), dst = memory.allocate(count * es + 1);
   {
@@ -68,13 +136,11 @@ ReduceRate measure_reduce_rate(coll::MemoryOps& memory, MPI_Comm comm, coll::Dat
     memory.copy(b->data(), host.data(), count * es);
     memory.synchronize();
   }
-  HostClock clock;
+  auto clock = backend.make_clock();
   ReduceRate out{count, type, {}, 0};
-  out.time = measure(comm, timing, clock, [&](int) {
-    memory.reduce(dst->data(), a->data(), b->data(), count, type, coll::ReduceOp::Sum);
-    memory.synchronize();
-  });
-  out.s_per_elem = count > 0 ? out.time.median / static_cast<double>(count) : 0;
+  out.time = measure(comm, timing, *clock,
+                     [&](int) { memory.reduce(dst->data(), a->data(), b->data(), count, type, coll::ReduceOp::Sum); });
+  out.s_per_elem = reduce_s_per_elem(count, out.time.median);
   return out;
 }
 

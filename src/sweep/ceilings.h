@@ -27,9 +27,41 @@ struct GemmRate {
   double flops_per_s = 0;  // 2*m*n*k / median time
 };
 
+// The formulas behind the rates below, from a median time in seconds (0
+// when the time is not positive). Kept apart from the measuring so tests
+// check them on synthetic times.
+double gemm_flops_per_s(std::size_t m, std::size_t n, std::size_t k, double seconds);  // 2*m*n*k / t
+double copy_bytes_per_s(std::size_t elements, double seconds);   // 2 arrays of doubles: 16*elements / t
+double triad_bytes_per_s(std::size_t elements, double seconds);  // 3 arrays of doubles: 24*elements / t
+double reduce_s_per_elem(std::size_t count, double seconds);     // g = t / count (0 for no elements)
+
 // Times C[m x n] = A[m x k] B[k x n] on every rank at once.
 GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
                            std::size_t k, coll::DataType type, const TimingPlan& timing);
+
+// C_peak: the GEMM at m x n x k, grown (all three dimensions alike) until
+// one call takes at least `min_seconds`, so that the ceiling is measured on
+// work that fills the device and outlasts launch and timer overheads by
+// far (a 2048x2048x1024 product takes about 10 us on an H200). Growth stops
+// where the operands would pass a quarter of the backend's free memory
+// shared by the ranks of the node; the rate of the last shape is returned.
+GemmRate measure_peak_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
+                                std::size_t k, coll::DataType type, const TimingPlan& timing,
+                                double min_seconds = 0.020);
+
+struct GemmShape {
+  std::size_t m = 0, n = 0, k = 0;
+  bool operator==(const GemmShape&) const = default;
+};
+
+// The next shape to try when `shape` took `seconds` per call: its volume
+// scaled by 1.2 * min_seconds / seconds (at least 2, at most 64, as one
+// call far shorter than a launch says little about the larger one), each
+// dimension by the cube root, rounded up to a multiple of 128, and then cut
+// back so that A, B and C together stay within `max_bytes`. Returns
+// `shape` itself when no larger shape fits.
+GemmShape grown_gemm_shape(GemmShape shape, double seconds, double min_seconds, std::size_t element_bytes,
+                           std::size_t max_bytes);
 
 struct MemoryBandwidth {
   std::size_t elements = 0;  // doubles per array
@@ -38,8 +70,14 @@ struct MemoryBandwidth {
   double triad_bytes_per_s = 0;  // 3 arrays touched: 24 bytes per element
 };
 
-// STREAM-like host kernels on arrays of `elements` doubles, every rank at once.
-MemoryBandwidth measure_memory_bandwidth(MPI_Comm comm, std::size_t elements, const TimingPlan& timing);
+// STREAM-like copy and triad on arrays of `elements` doubles in the
+// backend's own memory (device memory with --backend cuda), timed with the
+// backend's clock, every rank at once. Each array is made at least
+// kCacheMultiple times the backend's cache_bytes(), so the kernels stream
+// from memory rather than from a GPU's L2.
+MemoryBandwidth measure_memory_bandwidth(ComputeBackend& backend, MPI_Comm comm, std::size_t elements,
+                                         const TimingPlan& timing);
+inline constexpr std::size_t kCacheMultiple = 8;
 
 struct ReduceRate {
   std::size_t count = 0;
@@ -48,8 +86,9 @@ struct ReduceRate {
   double s_per_elem = 0;  // g
 };
 
-// dst = a + b over `count` elements with the memory's own reduction.
-ReduceRate measure_reduce_rate(coll::MemoryOps& memory, MPI_Comm comm, coll::DataType type, std::size_t count,
+// dst = a + b over `count` elements with the backend memory's own
+// reduction, timed with the backend's clock (CUDA events on a GPU).
+ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, std::size_t count,
                                const TimingPlan& timing);
 
 struct CollectiveTimings {

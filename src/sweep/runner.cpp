@@ -186,13 +186,15 @@ RunCeilings SweepRunner::measure_ceilings() {
   const std::size_t es = coll::size_of(plan_.type);
   // Fewer iterations than a point: these are long and stable.
   const TimingPlan quick{std::min(plan_.timing.warmup, 2), std::clamp(plan_.timing.iters, 1, 10)};
-  // C_peak: a large local GEMM, square-ish in B and F with a deep inner dimension.
-  out.peak_gemm = measure_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
-                                    std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick);
+  // C_peak: a large local GEMM, square-ish in B and F with a deep inner
+  // dimension, grown until one call is long enough to time.
+  out.peak_gemm = measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
+                                         std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick);
   const std::size_t bf = plan_.B * plan_.F;
-  out.reduce = measure_reduce_rate(backend_.memory(), comm_, plan_.type, bf, plan_.timing);
-  // M: arrays well beyond the caches (32 MiB of doubles each).
-  out.memory = measure_memory_bandwidth(comm_, std::size_t{1} << 22, quick);
+  out.reduce = measure_reduce_rate(backend_, comm_, plan_.type, bf, plan_.timing);
+  // M: in the backend's memory, arrays well beyond the caches (32 MiB of
+  // doubles each, or more than a GPU's L2).
+  out.memory = measure_memory_bandwidth(backend_, comm_, std::size_t{1} << 22, quick);
   out.collective = time_collective_sizes(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type,
                                          fit_sizes(bf * es, es), plan_.timing);
   out.link = link_from_line(out.collective.line, model_collective(plan_.kind), ranks_, static_cast<double>(es),

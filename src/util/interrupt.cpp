@@ -2,12 +2,19 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <thread>
 
 #include "collectives/mpi_transport.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -89,5 +96,28 @@ void set_interrupt_note(const std::string& note) {
 }
 
 void simulate_interrupt_for_testing(int signal) { g_signal.store(signal); }
+
+void hold_for_signal_if_asked(std::size_t steps_done) {
+  const char* text = std::getenv("SHARDROOF_TEST_HOLD_AFTER");
+  if (!text || *text == '\0') return;
+  char* end = nullptr;
+  const unsigned long long hold_after = std::strtoull(text, &end, 10);
+  if (*end != '\0' || hold_after != steps_done) return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::cerr << fmt::format("shardroof: rank {} holds after step {} until a signal arrives (SHARDROOF_TEST_HOLD_AFTER)\n",
+                           rank, steps_done)
+            << std::flush;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(kHoldForSignalSeconds);
+  while (!interrupt_requested()) {
+    if (std::chrono::steady_clock::now() > until) {
+      std::cerr << fmt::format("shardroof: rank {}: no signal within {} s; going on\n", rank, kHoldForSignalSeconds)
+                << std::flush;
+      return;
+    }
+    process_watchdog().progress();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 }  // namespace shardroof

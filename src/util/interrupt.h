@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <string>
 
 namespace shardroof {
@@ -38,5 +39,15 @@ void set_interrupt_note(const std::string& note);
 
 // For tests: sets the flag as if `signal` had arrived, or clears it (0).
 void simulate_interrupt_for_testing(int signal);
+
+// For the tests that signal or kill a running job (tests/reliability): when
+// the environment variable SHARDROOF_TEST_HOLD_AFTER is `steps_done`, prints
+// one line on stderr and waits until this process receives SIGINT or
+// SIGTERM (at most kHoldForSignalSeconds), so the test's signal lands
+// between step n and step n+1 however fast the machine is. Does nothing
+// otherwise. Commands call it after a step's results are written, before
+// any_rank_interrupted(). The watchdog sees the wait as progress.
+inline constexpr int kHoldForSignalSeconds = 120;
+void hold_for_signal_if_asked(std::size_t steps_done);
 
 }  // namespace shardroof

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/check_pattern.h"
+#include "cpu/cpu_backend.h"
 #include "cuda/cuda_api.h"
 #include "gpu_test_util.h"
 
@@ -17,8 +18,12 @@ using testing::GpuTest;
 
 class CublasTest : public GpuTest {};
 
-// Small integers: every product and sum is exact in every type (also TF32,
-// bfloat16 with float accumulation), so the comparison is exact.
+// Small integers: every product and partial sum is exact in the float (or
+// double) accumulator, also for TF32 inputs, so the accumulated value is
+// the exact product. The output is rounded once to the output type, and a
+// 16-bit type cannot hold every integer of a long sum (bfloat16 holds
+// integers exactly up to 256, half up to 2048), so the reference is the
+// exact value rounded to the type as cuBLAS rounds it (to nearest even).
 std::vector<std::byte> small_ints(std::size_t n, DataType type, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_int_distribution<int> dist(-4, 4);
@@ -27,7 +32,16 @@ std::vector<std::byte> small_ints(std::size_t n, DataType type, unsigned seed) {
   return out;
 }
 
-void check_gemm(ComputeBackend& backend, std::size_t m, std::size_t n, std::size_t k, DataType type) {
+// `value` as the output type stores it.
+double rounded_to(DataType type, double value) {
+  std::byte buf[sizeof(double)] = {};
+  coll::store_from_double(buf, 0, value, type);
+  return coll::load_as_double(buf, 0, type);
+}
+
+// Runs the GEMM and compares; returns how many results the type could not
+// hold exactly (compared after rounding).
+std::size_t check_gemm(ComputeBackend& backend, std::size_t m, std::size_t n, std::size_t k, DataType type) {
   auto& mem = backend.memory();
   const std::size_t es = coll::size_of(type);
   const auto A = small_ints(m * k, type, 3);
@@ -45,16 +59,20 @@ void check_gemm(ComputeBackend& backend, std::size_t m, std::size_t n, std::size
   std::vector<std::byte> C(m * n * es + 1);
   mem.copy(C.data(), dC->data(), m * n * es);
   mem.synchronize();
-  std::size_t wrong = 0;
+  std::size_t wrong = 0, rounded = 0;
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       double want = 0;
       for (std::size_t p = 0; p < k; ++p)
         want += coll::load_as_double(A.data(), i * k + p, type) * coll::load_as_double(B.data(), p * n + j, type);
-      if (coll::load_as_double(C.data(), i * n + j, type) != want) ++wrong;
+      const double stored = rounded_to(type, want);
+      if (stored != want) ++rounded;
+      if (coll::load_as_double(C.data(), i * n + j, type) != stored) ++wrong;
     }
   }
-  EXPECT_EQ(wrong, 0u) << coll::to_string(type) << " " << m << "x" << n << "x" << k;
+  EXPECT_EQ(wrong, 0u) << coll::to_string(type) << " " << m << "x" << n << "x" << k << " (" << rounded
+                       << " results not representable in the type, compared after rounding)";
+  return rounded;
 }
 
 TEST_F(CublasTest, RowMajorProductMatchesHostReference) {
@@ -68,6 +86,23 @@ TEST_F(CublasTest, RowMajorProductMatchesHostReference) {
     }
     EXPECT_FALSE(backend->supports(DataType::Int32));
     EXPECT_NE(backend->arithmetic(DataType::Float).find(tf32 ? "TF32" : "no TF32"), std::string::npos);
+  }
+}
+
+// The reference itself, on the CPU backend, which also multiplies bfloat16
+// in float and rounds C once: runs without a GPU. The 64x8x256 product has
+// sums beyond 256 that bfloat16 must round, which an exact comparison
+// would have counted as wrong.
+TEST(CublasReferenceTest, RoundedReferenceMatchesTheCpuBackend) {
+  auto backend = make_cpu_backend(1);
+  for (const DataType type : {DataType::Float, DataType::Double, DataType::BFloat16}) {
+    check_gemm(*backend, 37, 53, 29, type);
+    const std::size_t rounded = check_gemm(*backend, 64, 8, 256, type);
+    if (type == DataType::BFloat16) {
+      EXPECT_GT(rounded, 0u) << "the bfloat16 case no longer needs rounding: it tests less than it says";
+    } else {
+      EXPECT_EQ(rounded, 0u) << coll::to_string(type);
+    }
   }
 }
 

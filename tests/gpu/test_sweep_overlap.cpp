@@ -38,7 +38,8 @@ TEST_F(SweepOverlapGpuTest, ChunkedStepOnASecondStreamLeavesTheStepsZ) {
     try {
       setup = make_comm_setup(Backend::Cuda, transport, MPI_COMM_WORLD);
     } catch (const UsageError&) {
-      // Every rank refuses alike: no NCCL in this build, or ranks share a GPU.
+      // Every rank refuses alike: no NCCL in this build, or ranks share a GPU
+      // without SHARDROOF_ALLOW_SHARED_GPU=1.
       continue;
     }
     for (const auto type : {coll::DataType::Float, coll::DataType::BFloat16}) {

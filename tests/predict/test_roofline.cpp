@@ -89,6 +89,25 @@ TEST(Roofline, EightRanksReduceScatterByHand) {
   EXPECT_NEAR(intensity(sh, 7000), 1000, 1e-12);
 }
 
+// ReduceScatter with every term, g pinned by hand: N = 4, float, B = F = 1000,
+// C = 1e12, W = 1e10, a = 1e-6, g = 1e-9.
+//   T_comm = (N-1)*a + (N-1)/N*B*F*s/W + (N-1)/N*B*F*g
+//          = 3e-6    + 3/4*4e6/1e10    + 3/4*1e6*1e-9   = 3e-6 + 3e-4 + 7.5e-4 = 1.053e-3
+//   D*     = (N-1)*s*C/(2W) + N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2 = 600 + 6 + 1500 = 2106
+TEST(Roofline, FourRanksReduceScatterWithReductionByHand) {
+  const auto sh = shape(4, 4, Collective::ReduceScatter, 1000, 1000);
+  const auto c = ceilings(1e12, 1e10, 1e-6, 1e-9);
+  EXPECT_NEAR(t_comm(sh, c), 1.053e-3, 1e-15);
+  // The reduction term alone: 3/4 * 1e6 elements * 1e-9 s.
+  EXPECT_NEAR(t_comm(sh, c) - t_comm(sh, ceilings(1e12, 1e10, 1e-6)), 7.5e-4, 1e-15);
+  EXPECT_NEAR(d_star(sh, c), 2106, 1e-9);
+  // Just below D*: D = 2104 is 526 columns per rank, 2*B*526*F/C = 1.052e-3 s,
+  // communication-bound; D = 2108 (527 columns, 1.054e-3 s) is compute-bound.
+  EXPECT_NEAR(t_math(sh, c, 2104), 1.052e-3, 1e-15);
+  EXPECT_FALSE(evaluate(sh, c, 2104).compute_bound);
+  EXPECT_TRUE(evaluate(sh, c, 2108).compute_bound);
+}
+
 // N = 8, float, C = 1e13, W = 1e11, AllReduce without latency: 7*4*100 = 2800;
 // with a = 5e-6, B = F = 4096: + 56*5e-6*1e13/16777216.
 TEST(Roofline, EightRanksAllReduceByHand) {

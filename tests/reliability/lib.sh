@@ -3,6 +3,7 @@
 # before sourcing this file, default 2), $work (a fresh directory, the
 # current directory from here on) and helpers.
 set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$1
 shift
 launcher=("$1" -n "${ranks:-2}" "${@:2}")
@@ -44,11 +45,39 @@ run_ranks() {
 }
 
 # start_ranks ARGS...: starts `shardroof ARGS` on $ranks ranks in the background,
-# each rank writing its pid to pid.<rank>, stdout line-buffered.
+# each rank writing its pid to pid.<rank>, stdout line-buffered. The files of
+# an earlier run are cleared first, here: the background job's own
+# redirections truncate them only once it gets to run, and a check made
+# before that would read the earlier run's lines.
 start_ranks() {
+  rm -f pid.*
+  : >out.txt
+  : >err.txt
   "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$@" \
     >out.txt 2>err.txt &
   mpirun_pid=$!
+}
+
+# start_held N ARGS...: starts `shardroof ARGS` as start_ranks does, with
+# every rank holding after its N-th step (size, pair, datatype, point) until
+# it gets a signal (SHARDROOF_TEST_HOLD_AFTER, src/util/interrupt.h), and
+# returns once every rank holds there. A signal or kill sent then lands
+# between step N and step N+1 however fast or slow the machine is, so the
+# test knows exactly what the results file must hold.
+start_held() {
+  local n=$1
+  shift
+  export SHARDROOF_TEST_HOLD_AFTER=$n
+  start_ranks "$@"
+  unset SHARDROOF_TEST_HOLD_AFTER
+  wait_for 120 all_holding || fail "the ranks did not all reach the hold after step $n"
+}
+all_holding() { [ "$(grep -c 'holds after step' err.txt)" -ge "${ranks:-2}" ]; }
+
+# check_records KIND FILE... : tests/reliability/check_records.py (its
+# header says what each KIND checks); fails the script with its message.
+check_records() {
+  python3 "$here/check_records.py" "$@" || fail "the results file is not a complete record of what the run finished"
 }
 
 # wait_for SECONDS CONDITION...: polls CONDITION every 0.1 s.

@@ -5,7 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 start_ranks coll -b 64K -e 64M -f 2 -n 20 -w 1 --json k.json
 wait_for 120 test -s k.json || fail "no size finished"
-rm -f k.json && mkdir k.json  # the next atomic rename onto it fails, on rank 0 only
+# The next atomic rename onto a directory fails, on rank 0 only. Rank 0 may
+# rename a fresh k.json into place between the rm and the mkdir: try again.
+for _ in $(seq 100); do rm -f k.json; mkdir k.json 2>/dev/null && break; done
+[ -d k.json ] || fail "could not put a directory in place of k.json"
 broken=$(date +%s)
 finish_launcher 30
 elapsed=$(( $(date +%s) - broken ))

@@ -10,11 +10,23 @@
 namespace shardroof {
 namespace {
 
-TEST(SettingsHash, SameSettingsSameHash) {
+// Values of 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime
+// 0x100000001b3) over each string's length as 8 little-endian bytes and then
+// its characters, computed apart from this code: the hash is the same in
+// every process and build, so ranks can compare it.
+TEST(SettingsHash, IsFnv1aOverLengthPrefixedStrings) {
+  // Nothing: the offset basis itself.
+  EXPECT_EQ(settings_hash({}), 0xcbf29ce484222325ULL);
+  // "a": the bytes 01 00 00 00 00 00 00 00 61.
+  EXPECT_EQ(settings_hash({"a"}), 5952155467226901439ULL);
+  EXPECT_EQ(settings_hash({"coll", "-n", "5"}), 0x1685cb0e9f099116ULL);
+}
+
+TEST(SettingsHash, EqualSettingsBuiltApartHashAlike) {
   const std::vector<std::string> a = {"coll", "-n", "5", "--maxbytes", "1M"};
-  EXPECT_EQ(settings_hash(a), settings_hash(a));
-  // FNV-1a of nothing is its offset basis: the same in every process and build.
-  EXPECT_EQ(settings_hash({}), 1469598103934665603ULL);
+  std::vector<std::string> b;
+  for (const char* part : {"coll", "-n", "5", "--maxbytes", "1M"}) b.emplace_back(part);
+  EXPECT_EQ(settings_hash(a), settings_hash(b));
 }
 
 TEST(SettingsHash, AnyDifferenceChangesIt) {

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Checks the record `shardroof predict --json` wrote against values computed
+by hand (the arithmetic is beside each case), not against the model's code.
+
+usage: check_predict_json.py FILE CASE     CASE: all_reduce | reduce_scatter
+
+Both cases: N = 4 ranks, float (s = 4), B = F = 1000, C = 1e12 FLOP/s,
+W = 1e10 B/s, a = 1e-6 s, g = 1e-9 s per element (--reduce-rate 1e9)."""
+import json
+import math
+import sys
+
+
+class CheckError(Exception):
+    pass
+
+
+def close(got, want, what):
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        raise CheckError(f"{what}: {got!r} is not a number")
+    if not math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-18):
+        raise CheckError(f"{what}: {got!r}, computed by hand {want!r}")
+
+
+def equal(got, want, what):
+    if got != want:
+        raise CheckError(f"{what}: {got!r}, expected {want!r}")
+
+
+CASES = {
+    # predict --flops 1e12 --bw 1e10 --latency 1e-6 --reduce-rate 1e9 --memory-bw 5e9
+    #         --ranks 4 --datatype float --B 1000 --F 1000 --D 600,1999,12000
+    "all_reduce": {
+        "collective": "all_reduce",
+        "memory_bytes_per_s": 5e9,
+        # C/W = 1e12/1e10; C/M = 1e12/5e9
+        "critical_intensity": 100.0,
+        "memory_critical_intensity": 200.0,
+        # (N-1)*s*C/W = 3*4*1e12/1e10
+        "D_star_bandwidth": 1200.0,
+        # + N(N-1)*a*C/(B*F) = 12*1e-6*1e12/1e6 = 12, + (N-1)*g*C/2 = 3*1e-9*1e12/2 = 1500
+        "D_star": 2712.0,
+        # T_comm = 2(N-1)*a + 2(N-1)/N*B*F*s/W + (N-1)/N*B*F*g = 6e-6 + 6e-4 + 7.5e-4
+        "T_comm_s": 1.356e-3,
+        # Shard d = ceil(D/N): compute 2*B*d*F/C = 2e-6*d, memory ((B+F)*d + B*F)*s/M
+        # = 1.6e-6*d + 8e-4, which reaches T_comm first, at d = 5.56e-4/1.6e-6 = 347.5
+        # (compute at d = 678): D = 4*347.5.
+        "D_star_memory": 1390.0,
+        "D_90_no_overlap": 9 * 2712.0,
+        "points": [
+            # d = 150: compute 3e-4, memory 2.4e-4 + 8e-4 = 1.04e-3 < T_comm; I = D/((N-1)*s) = 600/12
+            {"D": 600, "D_per_rank": 150, "T_math_s": 1.04e-3, "T_math_compute_s": 3e-4, "bound": "comm",
+             "intensity": 50.0, "frac_peak_overlap": 3e-4 / 1.356e-3, "frac_peak_no_overlap": 3e-4 / 2.396e-3},
+            # d = ceil(499.75) = 500: compute 1e-3, memory 1.6e-3 >= T_comm: memory-bound
+            {"D": 1999, "D_per_rank": 500, "T_math_s": 1.6e-3, "T_math_compute_s": 1e-3, "bound": "memory",
+             "intensity": 1999 / 12, "frac_peak_overlap": 1e-3 / 1.6e-3, "frac_peak_no_overlap": 1e-3 / 2.956e-3},
+            # d = 3000: compute 6e-3 > memory 5.6e-3: compute-bound
+            {"D": 12000, "D_per_rank": 3000, "T_math_s": 6e-3, "T_math_compute_s": 6e-3, "bound": "compute",
+             "intensity": 1000.0, "frac_peak_overlap": 1.0, "frac_peak_no_overlap": 6e-3 / 7.356e-3},
+        ],
+    },
+    # predict --flops 1e12 --bw 1e10 --latency 1e-6 --reduce-rate 1e9 --ranks 4 --datatype float
+    #         --B 1000 --F 1000 --collective reduce_scatter --D 400,2106
+    "reduce_scatter": {
+        "collective": "reduce_scatter",
+        "memory_bytes_per_s": 0.0,
+        "critical_intensity": 100.0,
+        "memory_critical_intensity": 0.0,
+        # (N-1)*s*C/(2W) = 12*1e12/2e10
+        "D_star_bandwidth": 600.0,
+        # + N(N-1)*a*C/(2*B*F) = 6, + (N-1)*g*C/2 = 1500
+        "D_star": 2106.0,
+        # T_comm = (N-1)*a + (N-1)/N*B*F*s/W + (N-1)/N*B*F*g = 3e-6 + 3e-4 + 7.5e-4
+        "T_comm_s": 1.053e-3,
+        "D_star_memory": 2106.0,  # no memory roof: the same as D*
+        "D_90_no_overlap": 9 * 2106.0,
+        "points": [
+            # d = 100: 2e-4 < T_comm; I = 2D/((N-1)*s) = 800/12
+            {"D": 400, "D_per_rank": 100, "T_math_s": 2e-4, "T_math_compute_s": 2e-4, "bound": "comm",
+             "intensity": 800 / 12, "frac_peak_overlap": 2e-4 / 1.053e-3, "frac_peak_no_overlap": 2e-4 / 1.253e-3},
+            # d = ceil(526.5) = 527: 1.054e-3 >= T_comm: compute-bound just past D*
+            {"D": 2106, "D_per_rank": 527, "T_math_s": 1.054e-3, "T_math_compute_s": 1.054e-3, "bound": "compute",
+             "intensity": 4212 / 12, "frac_peak_overlap": 1.0, "frac_peak_no_overlap": 1.054e-3 / 2.107e-3},
+        ],
+    },
+}
+
+
+def check(doc, want):
+    equal(doc.get("command"), "predict", "command")
+    st = doc["settings"]
+    for key, value in (("datatype", "float"), ("bytes_per_elem", 4), ("collective", want["collective"]),
+                       ("ranks", 4), ("B", 1000), ("F", 1000)):
+        equal(st.get(key), value, f"settings.{key}")
+    equal(doc.get("hardware"), None, "hardware (no preset was named)")
+    ce = doc["ceilings"]
+    for key, value in (("flops_per_s", 1e12), ("link_bytes_per_s", 1e10), ("latency_s", 1e-6),
+                       ("reduce_s_per_elem", 1e-9), ("memory_bytes_per_s", want["memory_bytes_per_s"])):
+        close(ce.get(key), value, f"ceilings.{key}")
+    for key in ("critical_intensity", "memory_critical_intensity", "D_star_bandwidth", "D_star", "T_comm_s",
+                "D_star_memory", "D_90_no_overlap"):
+        close(doc.get(key), want[key], key)
+    points = doc["points"]
+    equal([p.get("D") for p in points], [p["D"] for p in want["points"]], "the points' D")
+    for got, expected in zip(points, want["points"]):
+        where = f"point D={expected['D']}"
+        equal(got.get("D_per_rank"), expected["D_per_rank"], f"{where}: D_per_rank")
+        equal(got.get("bound"), expected["bound"], f"{where}: bound")
+        close(got.get("T_comm_s"), want["T_comm_s"], f"{where}: T_comm_s")
+        for key in ("T_math_s", "T_math_compute_s", "intensity", "frac_peak_overlap", "frac_peak_no_overlap"):
+            close(got.get(key), expected[key], f"{where}: {key}")
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in CASES:
+        print(__doc__)
+        return 2
+    path, case = sys.argv[1], sys.argv[2]
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        check(doc, CASES[case])
+    except (OSError, ValueError, KeyError, TypeError, CheckError) as e:
+        print(f"check_predict_json: {path} ({case}): {type(e).__name__}: {e}")
+        return 1
+    print(f"check_predict_json: {path} ({case}): every value as computed by hand")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
