@@ -209,7 +209,9 @@ class CollCommand final : public Command {
         std::vector<Impl> now;
         for (Impl impl : p.impls)
           if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
-        WatchdogScope watched(fmt::format("{} {}", coll::to_string(p.kind), format_bytes(bytes)));
+        std::string impls_text;
+        for (Impl impl : now) impls_text += (impls_text.empty() ? "" : ",") + std::string(to_string(impl));
+        WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(p.kind), impls_text, format_bytes(bytes)));
         const auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
         for (std::size_t i = 0; i + 1 < recs.size(); i += 2) console.row(recs[i], recs[i + 1]);
         for (const auto& r : recs) {

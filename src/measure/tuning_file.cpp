@@ -6,8 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
+#include "cli/toml_text.h"
 
 #include "cli/config_file.h"
 #include "collectives/algorithms.h"
@@ -127,13 +126,7 @@ std::string name_list(const std::vector<std::string>& names) {
 }  // namespace
 
 coll::TuningTable parse_tuning_toml(const std::string& text, const std::string& source) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& e) {
-    const auto& src = e.source();
-    throw_usage("{}:{}:{}: malformed TOML: {}", source, src.begin.line, src.begin.column, e.description());
-  }
+  const toml::table root = parse_toml_text(text, source);
   check_keys(root, {"measured", "auto"}, source, "a tuning table");
   coll::TuningTable table;
   if (const toml::node* m = root.get("measured")) {
