@@ -1,6 +1,7 @@
 // One fuzz input through the parsers of user input: the first byte picks
 // the parser (sizes, counts, integer lists and ranges, numbers, TOML config
-// text), the rest is the text. Bad input must end in UsageError; anything
+// text, the model's numeric flags through `predict`'s checks), the rest is
+// the text. Bad input must end in UsageError; anything
 // else (another exception, a crash, a broken invariant) is a bug, and the
 // harness aborts so the fuzzer keeps the input. Shared by the libFuzzer
 // target and the unit test that replays fuzz/regressions/.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz the parsers of user input (sizes, lists, ranges, numbers, TOML
-# config text) with libFuzzer for a bounded time.
+# config text) and the model's numeric flags (`predict`'s checks) with
+# libFuzzer for a bounded time.
 #
 #   scripts/fuzz.sh [SECONDS]     default 60
 #

@@ -4,12 +4,15 @@
     /usr/bin/python3 scripts/plot.py results/sweep.json [-o results/sweep.png]
 
 Left: T_math, T_comm and T_step (and T_overlap, from `sweep --overlap K`)
-against D (log-log; medians, with min-max bars), with D*_empirical and
-D*_predicted (and D*_peak) marked, and the best an overlapped step can do,
-max(T_math, T_comm), as a dotted line when T_overlap is there.
+against D (log-log; medians, with min-max bars), with D*_empirical and its
+95% interval (shaded), the calibrated D*_predicted and the book's D*_book
+marked, T_comm at S (all samples) and the book's T_comm as horizontal
+lines, and the best an overlapped step can do, max(T_math, T_comm), as a
+dotted line when T_overlap is there.
 Right: the inter-chip roofline: achieved FLOP/s per rank against the
-inter-chip intensity D/((N-1)s), with the C_peak roof and the W slope
-(FLOP/s = W * intensity), meeting at the critical intensity C_peak/W.
+inter-chip intensity D/((N-1)s), with the C_peak roof and the W_eff slope
+(FLOP/s = W_eff * intensity, W_eff from T_comm at S), meeting at the
+critical intensity C_peak/W_eff; the book's W as a dotted slope.
 """
 import argparse
 import json
@@ -60,11 +63,20 @@ def main():
     if overlapped:
         bound = [max(p["t_math_s"]["median"], p["t_comm_s"]["median"]) * 1e3 for p in pts]
         ax.plot(D, bound, color="tab:olive", ls=":", lw=1, label="max(T_math, T_comm): perfect overlap")
-    if ce.get("t_comm_model_s"):
-        ax.axhline(ce["t_comm_model_s"] * 1e3, color="tab:red", ls=":", lw=1, label="T_comm model (fitted W, alpha)")
+    if ce.get("t_comm_measured_s"):
+        ax.axhline(ce["t_comm_measured_s"] * 1e3, color="tab:red", ls=":", lw=1,
+                   label="T_comm at S, all samples (calibrated model)")
+    if ce.get("t_comm_book_s"):
+        ax.axhline(ce["t_comm_book_s"] * 1e3, color="tab:brown", ls="-.", lw=1,
+                   label=f"book T_comm ({ce.get('link_source', 'link')})")
+    ci = cr.get("D_empirical_ci")
+    if cr.get("D_empirical") and ci:
+        lo = ci[0] if ci[0] is not None else min(D) / 2
+        hi = ci[1] if ci[1] is not None else max(D) * 2
+        ax.axvspan(lo, hi, color="black", alpha=0.12, lw=0, label=f"95% interval [{lo:.0f}, {hi:.0f}]")
     marks = [("D_empirical", "D* measured", "black", "-"),
-             ("D_predicted", "D* predicted (per-point C)", "tab:purple", "--"),
-             ("D_peak", "D* from C_peak", "tab:gray", ":")]
+             ("D_predicted", "D* calibrated (T_comm at S, per-point C)", "tab:purple", "--"),
+             ("D_book", "D* book (link W, alpha, g; per-point C)", "tab:brown", "-.")]
     for key, label, color, ls in marks:
         v = cr.get(key)
         if v:
@@ -84,15 +96,20 @@ def main():
     achieved = [p["flops_per_s"] / 1e9 for p in pts]
     step = [p.get("step_flops_per_s", 0) / 1e9 for p in pts]
     C = ce["C_flops_per_s"] / 1e9
-    W = ce["W_bytes_per_s"] / 1e9
+    W = (ce.get("W_eff_bytes_per_s") or 0) / 1e9
+    W_book = (ce.get("W_bytes_per_s") or 0) / 1e9
     if n > 1 and all(i > 0 for i in I):
         lo_i, hi_i = min(I) / 2, max(I) * 2
         xs = [lo_i * (hi_i / lo_i) ** (k / 100) for k in range(101)]
-        rf.plot(xs, [min(C, W * x) for x in xs], color="black", lw=2, label="roof: min(C_peak, W x intensity)")
+        rf.plot(xs, [min(C, W * x) for x in xs], color="black", lw=2, label="roof: min(C_peak, W_eff x intensity)")
         rf.axhline(C, color="tab:gray", ls=":", lw=1, label=f"C_peak = {C:.1f} GFLOP/s")
-        rf.plot(xs, [W * x for x in xs], color="tab:orange", ls=":", lw=1, label=f"W slope, W = {W:.2f} GB/s")
+        rf.plot(xs, [W * x for x in xs], color="tab:orange", ls=":", lw=1,
+                label=f"W_eff slope, W_eff = {W:.2f} GB/s (T_comm at S)")
+        if W_book > 0:
+            rf.plot(xs, [W_book * x for x in xs], color="tab:brown", ls="-.", lw=1,
+                    label=f"book W = {W_book:.2f} GB/s ({ce.get('link_source', 'link')})")
         if W > 0:
-            rf.axvline(C / W, color="tab:gray", ls="--", lw=1, label=f"critical intensity C/W = {C / W:.1f}")
+            rf.axvline(C / W, color="tab:gray", ls="--", lw=1, label=f"critical intensity C_peak/W_eff = {C / W:.1f}")
         rf.plot(I, achieved, "o-", color="tab:blue", label="GEMM alone (FLOP/s during T_math)")
         if any(step):
             rf.plot(I, step, "^-", color="tab:green", label="whole step (useful FLOP/s over T_step)")

@@ -129,11 +129,19 @@ class LinkCommand final : public Command {
       model.reset();
     }
     doc["summary"] = to_json(summary);
+    int untrusted = 0;
+    for (const auto& r : results) untrusted += r.fit.valid && !r.fit.trusted();
     doc["model_link"] = model ? nlohmann::json{{"W_bytes_per_s", model->W_bytes_per_s},
                                                {"alpha_s", model->alpha_s},
                                                {"source", model->source},
-                                               {"pairs", model->pairs}}
+                                               {"pairs", model->pairs},
+                                               {"pairs_not_described_by_the_fit", untrusted}}
                               : nlohmann::json(nullptr);
+    if (model && untrusted > 0)
+      doc["model_link"]["warning"] = fmt::format(
+          "on {} pairs t(n) = alpha + n/W misses a measured time by more than {:.0f}%: W is the large messages' "
+          "bandwidth, alpha the small messages' latency",
+          untrusted, 100 * link::kTrustedResidual);
     console.footer(results, summary, model);
     // The summary and model link of an interrupted run cover the finished
     // pairs only; "interrupted" says so.

@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "model/checked_prediction.h"
 #include "model/hardware.h"
 #include "model/roofline.h"
 #include "report/environment.h"
@@ -49,12 +50,8 @@ struct PredictPlan {
   std::string link_name;               // of the preset, when there is one
   std::vector<std::string> overridden; // flags that replaced preset values
   std::vector<double> D_values;        // empty: choose around D*
+  model::Prediction prediction;        // checked: every number finite, D* within 2^53
 };
-
-std::optional<double> optional_number(const std::string& text, std::string_view flag) {
-  if (text.empty()) return std::nullopt;
-  return parse_number(text, flag);
-}
 
 std::string si(double v, std::string_view unit) {
   if (v == 0) return fmt::format("0 {}", unit);
@@ -119,9 +116,7 @@ class PredictCommand final : public Command {
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
-    const double d_star = model::d_star(plan.shape, plan.ceilings);
-    const auto D_values = plan.D_values.empty() ? model::default_D_values(plan.shape, d_star) : plan.D_values;
-    const model::Prediction prediction = model::predict(plan.shape, plan.ceilings, D_values);
+    const model::Prediction& prediction = plan.prediction;
 
     print_report(ctx.out, plan, prediction);
     if (!json_path.empty()) {
@@ -155,13 +150,8 @@ class PredictCommand final : public Command {
       for (auto d : parse_int_list(f_.D, "--D")) plan.D_values.push_back(static_cast<double>(d));
     }
 
-    const auto flops = optional_number(f_.flops, "--flops");
-    const auto bw = optional_number(f_.bw, "--bw");
-    const auto latency = optional_number(f_.latency, "--latency");
-    const auto memory_bw = optional_number(f_.memory_bw, "--memory-bw");
-    const auto reduce_rate = optional_number(f_.reduce_rate, "--reduce-rate");
-
     model::Ceilings& c = plan.ceilings;
+    const model::CeilingFlags flags{f_.flops, f_.bw, f_.latency, f_.memory_bw, f_.reduce_rate};
     if (!f_.hw.empty()) {
       plan.hw = model::load_hardware_preset(f_.hw);
       plan.link_name = plan.hw->link(f_.link).name;
@@ -171,7 +161,7 @@ class PredictCommand final : public Command {
       c.memory_bytes_per_s = plan.hw->memory_bytes_per_s;
       // The preset's FLOP/s for this datatype is only needed when --flops
       // does not replace it.
-      if (!flops) {
+      if (f_.flops.empty()) {
         try {
           c.flops_per_s = plan.hw->flops_for(f_.datatype);
         } catch (const UsageError& e) {
@@ -180,26 +170,16 @@ class PredictCommand final : public Command {
       }
     } else {
       if (!f_.link.empty()) throw_usage("--link: needs --hw (a preset whose links it names)");
-      if (!flops || !bw)
+      if (f_.flops.empty() || f_.bw.empty())
         throw_usage("give --hw PRESET (see --list), or both --flops C and --bw W (with --latency a if known)");
     }
-    auto override_with = [&](const std::optional<double>& v, double& field, const char* flag) {
-      if (!v) return;
-      field = *v;
-      if (plan.hw) plan.overridden.emplace_back(flag);
-    };
-    override_with(flops, c.flops_per_s, "--flops");
-    override_with(bw, c.link_bytes_per_s, "--bw");
-    override_with(latency, c.latency_s, "--latency");
-    override_with(memory_bw, c.memory_bytes_per_s, "--memory-bw");
-    if (!(c.flops_per_s > 0)) throw_usage("--flops: must be positive, got {}", c.flops_per_s);
-    if (!(c.link_bytes_per_s > 0)) throw_usage("--bw: must be positive, got {}", c.link_bytes_per_s);
-    if (c.latency_s < 0) throw_usage("--latency: must be 0 or more seconds, got {}", c.latency_s);
-    if (c.memory_bytes_per_s < 0) throw_usage("--memory-bw: must be 0 (off) or more, got {}", c.memory_bytes_per_s);
-    if (reduce_rate) {
-      if (*reduce_rate < 0) throw_usage("--reduce-rate: must be 0 (ignore) or more elements/s, got {}", *reduce_rate);
-      c.reduce_s_per_elem = *reduce_rate > 0 ? 1.0 / *reduce_rate : 0;
-    }
+    const auto given = model::apply_ceiling_flags(flags, c);
+    // Only values that replaced a preset's are "overridden"; --reduce-rate has no preset value.
+    if (plan.hw)
+      for (const auto& flag : given)
+        if (flag != "--reduce-rate") plan.overridden.push_back(flag);
+    // Absurd numbers end here, with a usage error, before anything is printed.
+    plan.prediction = model::checked_predict(plan.shape, c, plan.D_values);
     return plan;
   }
 

@@ -4,6 +4,8 @@
 // prediction from ceilings measured in the same run.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
@@ -28,6 +31,7 @@
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
+#include "sweep/search.h"
 #include "trace/clock_sync.h"
 #include "trace/session.h"
 #include "util/agreement.h"
@@ -41,7 +45,8 @@ namespace {
 struct SweepFlags {
   std::uint64_t B = 1024;
   std::uint64_t F = 1024;
-  std::string D = "16:2048:x2";
+  std::string D = "auto";
+  std::string budget_s = "40";
   std::string datatype = "float";
   std::string collective = "all_reduce";
   std::string impl = "ring";
@@ -86,6 +91,22 @@ void apply_builtin_defaults(CLI::App& app) {
   }
 }
 
+// What `--D auto` times on one rank.
+constexpr const char* kOneRankD = "16:1024:x2";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Rank 0's search step to every rank (only rank 0 keeps the reason).
+void share_step(MPI_Comm comm, sweep::SearchStep& step) {
+  long long v[3] = {static_cast<long long>(step.stop), static_cast<long long>(step.D), step.iters};
+  SHARDROOF_MPI_CHECK(MPI_Bcast(v, 3, MPI_LONG_LONG, 0, comm));
+  step.stop = static_cast<sweep::SearchStop>(v[0]);
+  step.D = static_cast<std::uint64_t>(v[1]);
+  step.iters = static_cast<int>(v[2]);
+}
+
 class SweepCommand final : public Command {
  public:
   std::string name() const override { return "sweep"; }
@@ -96,7 +117,13 @@ class SweepCommand final : public Command {
   void add_options(CLI::App& app) override {
     app.add_option("--B", f_.B, "Rows of X and Z (batch)")->capture_default_str();
     app.add_option("--F", f_.F, "Columns of Y and Z")->capture_default_str();
-    app.add_option("--D", f_.D, "Contracting dimensions: a list 64,128,1000 or a range lo:hi:xK (or lo:hi:+K)")
+    app.add_option("--D", f_.D,
+                   "Contracting dimensions: auto (search the crossover and its 95% interval), a list 64,128,1000 "
+                   "or a range lo:hi:xK (or lo:hi:+K)")
+        ->capture_default_str();
+    app.add_option("--budget-s", f_.budget_s,
+                   "With --D auto: seconds the whole run may take; the search starts no measurement that would "
+                   "end later")
         ->capture_default_str();
     app.add_option("--datatype", f_.datatype, "float | double | bfloat16")->capture_default_str();
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
@@ -118,7 +145,7 @@ class SweepCommand final : public Command {
         ->capture_default_str();
     app.add_option("--json", f_.json, "Write the full record to FILE (rewritten after every point)");
     app.add_option("--link-from", f_.link_from,
-                   "Take W and alpha from a `shardroof link --json` FILE instead of the collective fit");
+                   "Take the book model's W and alpha from a `shardroof link --json` FILE instead of the ring probe");
     app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
     app.add_option("--trace", f_.trace,
                    "Write a Chrome trace-event JSON of the last timed iteration of T_math, T_comm, T_step (and "
@@ -131,6 +158,7 @@ class SweepCommand final : public Command {
   }
 
   int run(RunContext& ctx) override {
+    const auto run_start = std::chrono::steady_clock::now();
     const int ranks = ctx.mpi.size();
     sweep::SweepPlan plan;
     std::optional<ModelHardware> model_hw;
@@ -164,6 +192,7 @@ class SweepCommand final : public Command {
     sc.arithmetic = backend->arithmetic(plan.type);
     sc.timed_gemm = runner.timed_gemm_work();
     sc.collective = setup->describe(plan.impl);
+    sc.auto_D = f_.D == "auto";
 
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
@@ -174,59 +203,128 @@ class SweepCommand final : public Command {
     doc["environment"] = environment_json(ctx.mpi);
     doc["aggregation"] = kAggregationNote;
 
-    ctx.progress << "sweep: measuring the ceilings (C_peak, g, M, collective fit)\n" << std::flush;
-    sweep::RunCeilings ceilings = runner.measure_ceilings();
-    ceilings.collective_link = ceilings.link;
+    ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
+                                link_from ? "" : ", the ring probe")
+                 << std::flush;
+    sweep::RunCeilings ceilings = runner.measure_ceilings(!link_from && ranks >= 2);
     if (link_from) {
       // The link file's ping-pong W is the pure link; the local reduction g
       // stays a separate term of the model.
       ceilings.link.W_bytes_per_s = link_from->W_bytes_per_s;
-      ceilings.link.W_effective_bytes_per_s = link_from->W_bytes_per_s;
       ceilings.link.alpha_s = link_from->alpha_s;
-      ceilings.link.reduction_separated = true;
-      ceilings.link_source = fmt::format("{} (medians over {} {} pairs)", f_.link_from, link_from->pairs,
+      ceilings.link.source = fmt::format("--link-from {} (medians over {} {} pairs)", f_.link_from, link_from->pairs,
                                          link_from->source == "cross_node" ? "cross-node" : "same-node");
+    }
+    if (ceilings.link.probe && ceilings.link.probe->wrong > 0) {
+      if (ctx.mpi.is_root())
+        std::cerr << fmt::format("shardroof: error: the ring probe received {} wrong bytes\n",
+                                 ceilings.link.probe->wrong);
+      return static_cast<int>(ExitCode::WrongResults);
     }
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
-    // --model-hw needs only the ceilings: the same shapes on the preset and the hybrid.
+    // --model-hw needs only the ceilings: the same shapes on the preset and
+    // the hybrid, at the D list (with --D auto: around the calibrated D_peak).
     std::optional<model::PresetComparison> model_hw_cmp;
     if (model_hw) {
-      model_hw_cmp = compare_sweep_with_preset(analysis.shape, analysis.peak, *model_hw, plan.D);
+      std::vector<std::uint64_t> Ds = plan.D;
+      if (plan.search)
+        for (const double d : model::default_D_values(analysis.shape, analysis.D_peak.value_or(0)))
+          if (d >= 1 && d <= static_cast<double>(plan.D_max)) Ds.push_back(static_cast<std::uint64_t>(d));
+      model_hw_cmp = compare_sweep_with_preset(analysis.shape, analysis.book, *model_hw, Ds);
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
     console.table_header(plan);
 
+    std::optional<sweep::CrossoverSearch> search;
+    if (plan.search) {
+      sweep::SearchPlan sp;
+      sp.D_max = plan.D_max;
+      sp.D_start = sweep::nearest_power_of_two(analysis.D_peak.value_or(64), sp.D_min, sp.D_max);
+      sp.timing = plan.timing;
+      sp.budget_s = plan.budget_s;
+      search.emplace(sp);
+    }
+    SearchReport search_report;
+    search_report.search = search ? &*search : nullptr;
+    // "3 of 7 points" or "3 points of the search".
+    const auto done_text = [&] {
+      return plan.search ? fmt::format("{} points of the search", points.size())
+                         : fmt::format("{} of {} points", points.size(), plan.D.size());
+    };
     const auto write_files = [&] {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
       for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
-      doc["crossover"] = crossover_json(analysis);
-      doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan);
-      doc["complete"] = points.size() == plan.D.size();
+      doc["crossover"] = crossover_json(analysis, search_report);
+      doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
+      doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
+                                    : points.size() == plan.D.size();
       if (!json_path.empty()) write_json_atomically(json_path, doc);
       if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(points, analysis, ceilings, plan));
       if (!json_path.empty() || !csv_path.empty())
-        set_interrupt_note(fmt::format("{} of {} points are in {}", points.size(), plan.D.size(),
-                                       json_path.empty() ? csv_path : json_path));
+        set_interrupt_note(fmt::format("{} are in {}", done_text(), json_path.empty() ? csv_path : json_path));
     };
     write_files();
 
-    bool interrupted = false;
-    for (std::size_t i = 0; i < plan.D.size(); ++i) {
-      // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
-      hold_for_signal_if_asked(points.size());
-      if (any_rank_interrupted(ctx.mpi.world())) {
-        interrupted = true;
-        break;
-      }
-      ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
-      points.push_back(runner.measure_point(plan.D[i]));
+    // One measurement: into the points (merged with an earlier one at the
+    // same D), the analysis, the table and the files.
+    const auto measure = [&](std::uint64_t D, const TimingPlan& timing) {
+      sweep::PointRecord rec = runner.measure_point(D, timing);
+      auto it = std::lower_bound(points.begin(), points.end(), D,
+                                 [](const sweep::PointRecord& p, std::uint64_t d) { return p.D < d; });
+      if (it != points.end() && it->D == D)
+        sweep::merge_point(*it, rec);
+      else
+        it = points.insert(it, std::move(rec));
+      const sweep::PointRecord shown = *it;
       analysis = sweep::analyze(plan, ranks, ceilings, points);
-      console.row(points.back(), analysis, ceilings);
-      // Each point reaches the files as soon as it is measured.
+      console.row(shown, analysis, ceilings);
+    };
+
+    bool interrupted = false;
+    if (!plan.search) {
+      for (std::size_t i = 0; i < plan.D.size(); ++i) {
+        // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
+        hold_for_signal_if_asked(points.size());
+        if (any_rank_interrupted(ctx.mpi.world())) {
+          interrupted = true;
+          break;
+        }
+        ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
+        measure(plan.D[i], plan.timing);
+        // Each point reaches the files as soon as it is measured.
+        write_files();
+      }
+    } else {
+      for (;;) {
+        hold_for_signal_if_asked(search->log().size());
+        if (any_rank_interrupted(ctx.mpi.world())) {
+          interrupted = true;
+          break;
+        }
+        // Rank 0 decides (its clock is the budget's) and every rank follows.
+        const double elapsed = seconds_since(run_start);
+        sweep::SearchStep step;
+        if (ctx.mpi.is_root()) step = search->next(points, analysis, elapsed);
+        share_step(ctx.mpi.world(), step);
+        search_report.elapsed_s = elapsed;
+        if (step.stop != sweep::SearchStop::None) {
+          search_report.stop = step;
+          break;
+        }
+        ctx.progress << fmt::format("sweep: D = {}, {} iterations ({}; {:.1f} s)\n", step.D, step.iters, step.why,
+                                    elapsed)
+                     << std::flush;
+        const double t0 = seconds_since(run_start);
+        measure(step.D, {plan.timing.warmup, step.iters});
+        search->record(step, seconds_since(run_start) - t0);
+        search_report.elapsed_s = seconds_since(run_start);
+        write_files();
+      }
+      search_report.elapsed_s = seconds_since(run_start);
       write_files();
     }
     if (tracing) {
@@ -237,8 +335,8 @@ class SweepCommand final : public Command {
         info.command = "sweep";
         info.traced = std::string("the last timed iteration of T_math, T_comm") +
                       (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
-                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, the "
-                      "collective fit) are not traced";
+                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
+                      "at S, the ring probe) are not traced";
         info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
         if (plan.backend == Backend::Cuda)
           info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
@@ -251,14 +349,14 @@ class SweepCommand final : public Command {
       doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
       write_files();
       if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} points; {}\n", points.size(), plan.D.size(),
+        std::cerr << fmt::format("shardroof: interrupted after {}; {}\n", done_text(),
                                  json_path.empty() && csv_path.empty()
                                      ? std::string("no --json or --csv file was asked for")
                                      : "finished points are in " + (json_path.empty() ? csv_path : json_path))
                   << std::flush;
       return static_cast<int>(ExitCode::Interrupted);
     }
-    console.summary(points, analysis, ceilings, plan);
+    console.summary(points, analysis, ceilings, plan, search_report);
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
     if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
     if (!csv_path.empty()) ctx.out << "# CSV written to " << csv_path << "\n";
@@ -280,9 +378,16 @@ class SweepCommand final : public Command {
     if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
     plan.B = f_.B;
     plan.F = f_.F;
-    plan.D = parse_int_list(f_.D, "--D");
-    for (const auto d : plan.D)
-      if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
+    plan.budget_s = parse_number(f_.budget_s, "--budget-s");
+    if (!(plan.budget_s > 0)) throw_usage("--budget-s: must be a positive number of seconds, got '{}'", f_.budget_s);
+    // One rank communicates nothing, so there is no crossover to search:
+    // --D auto times the GEMM over a fixed grid instead.
+    plan.search = f_.D == "auto" && ranks >= 2;
+    if (!plan.search) {
+      plan.D = parse_int_list(f_.D == "auto" ? kOneRankD : f_.D, "--D");
+      for (const auto d : plan.D)
+        if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
+    }
     const auto type = coll::parse_datatype(f_.datatype);
     if (!type || (*type != coll::DataType::Float && *type != coll::DataType::Double &&
                   *type != coll::DataType::BFloat16))
@@ -318,12 +423,23 @@ class SweepCommand final : public Command {
     sweep::validate_chunks(plan.B, plan.F, ranks, plan.kind, static_cast<long long>(overlap));
     plan.overlap = static_cast<int>(overlap);
     // Memory per rank: the two shards, the partial sum and its result, and
-    // the fit's buffers (2 x 2*B*F); refuse what cannot fit rather than die.
+    // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
+    // than die. --D auto stays below the largest D that fits.
     const double es = static_cast<double>(coll::size_of(plan.type));
     const double bf = static_cast<double>(plan.B) * static_cast<double>(plan.F);
+    const double limit = 64.0 * (1ull << 30);
+    if (plan.search) {
+      const double shard = std::floor((limit / es - 6 * bf) / static_cast<double>(plan.B + plan.F));
+      if (shard < 1)
+        throw_usage("B = {}, F = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
+                    es * 6 * bf / (1ull << 30));
+      plan.D_max = static_cast<std::uint64_t>(std::min(shard, static_cast<double>(INT_MAX) - 1)) *
+                   static_cast<std::uint64_t>(ranks);
+      return plan;
+    }
     const double dmax = std::ceil(static_cast<double>(plan.D.back()) / ranks);
     const double bytes = es * (static_cast<double>(plan.B + plan.F) * dmax + 6 * bf);
-    if (bytes > 64.0 * (1ull << 30))
+    if (bytes > limit)
       throw_usage("B = {}, F = {}, D = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
                   plan.D.back(), bytes / (1ull << 30));
     return plan;

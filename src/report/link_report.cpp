@@ -2,14 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/values.h"
 #include "timing/timing.h"
 
 namespace shardroof {
 
 const char* const kLinkFitNote =
-    "one-way time = round trip / 2; fit t(n) = alpha + n/W by least squares on the median one-way "
-    "times with relative (1/t^2) weights, alpha >= 0";
+    "one-way time = round trip / 2; fit t(n) = alpha + n/W on the median one-way times, each parameter where "
+    "it dominates: W = 1/slope of the least-squares line through the bandwidth regime (the sizes whose time per "
+    "byte is within a factor 1/0.8 of the largest size's, either way: n/W >= 80% of t), alpha = median of "
+    "t - n/W over the latency regime (the sizes within 1/0.8 of the smallest time), alpha >= 0";
 
 link::PairFit to_pair_fit(const LinkPairResult& r) {
   return {r.measured.pair.src, r.measured.pair.dst, r.same_node, r.fit.valid, r.fit.alpha_s, r.fit.W_bytes_per_s};
@@ -63,6 +67,10 @@ nlohmann::json to_json(const LinkPairResult& r) {
           {"W_GBps", number_or_null(ok, r.fit.W_bytes_per_s / 1e9)},
           {"alpha_clamped", r.fit.alpha_clamped},
           {"fit_max_rel_residual", number_or_null(ok, r.fit.max_rel_residual)},
+          {"fit_worst_size_bytes", number_or_null(ok, static_cast<double>(r.fit.worst_size))},
+          {"fit_trusted", r.fit.trusted()},
+          {"bandwidth_regime_bytes", r.fit.bandwidth_sizes},
+          {"latency_regime_bytes", r.fit.latency_sizes},
           {"wrong", r.measured.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.measured.wrong)},
           {"times", times}};
 }
@@ -80,10 +88,11 @@ void LinkConsoleReporter::header(const link::LinkPlan& plan, const link::Topolog
                       format_bytes(hi), plan.sizes.size(), plan.timing.warmup, plan.timing.iters);
   out_ << "# " << kAggregationNote << "\n# " << kLinkFitNote << "\n#\n";
   out_ << "# alpha, W: the fit; t(size): median one-way time; bw(max): largest size / its time;\n"
-          "# fit_res: largest relative deviation of the fit from a measured time\n#\n";
+          "# fit_res: largest relative deviation of alpha + n/W from a measured time (! above 25%: the\n"
+          "# model does not describe this pair; W is still the large messages' bandwidth)\n#\n";
   out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "src", "dst", "node",
-                      "alpha", "W", "t(" + format_bytes(lo) + ")", "t(" + format_bytes(hi) + ")", "bw(max)",
-                      "fit_res", "#wrong");
+                      "alpha", "W", fmt::format("t({})", format_bytes(lo)), fmt::format("t({})", format_bytes(hi)),
+                      "bw(max)", "fit_res", "#wrong");
   out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}\n", "", "", "", "(us)",
                       "(GB/s)", "(us)", "(us)", "(GB/s)", "", "");
   out_.flush();
@@ -95,7 +104,8 @@ void LinkConsoleReporter::row(const LinkPairResult& r) {
   const double t_hi = t.empty() ? 0 : t.back().one_way.median;
   const std::string alpha = r.fit.valid ? fmt::format("{:.2f}", r.fit.alpha_s * 1e6) : "n/a";
   const std::string w = r.fit.valid ? fmt::format("{:.3f}", r.fit.W_bytes_per_s / 1e9) : "n/a";
-  const std::string res = r.fit.valid ? fmt::format("{:.0f}%", r.fit.max_rel_residual * 100) : "n/a";
+  const std::string res =
+      r.fit.valid ? fmt::format("{:.0f}%{}", r.fit.max_rel_residual * 100, r.fit.trusted() ? "" : "!") : "n/a";
   const double bw_hi = t_hi > 0 ? static_cast<double>(t.back().bytes) / t_hi / 1e9 : 0.0;
   out_ << fmt::format("  {:>5} {:>5} {:>6} {:>10} {:>10} {:>12.2f} {:>12.2f} {:>10.3f} {:>8} {:>6}\n",
                       r.measured.pair.src, r.measured.pair.dst, r.same_node ? "same" : "cross", alpha, w, t_lo * 1e6,
@@ -110,7 +120,7 @@ void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const l
   // A small W matrix (GB/s) shows at a glance which links are slow.
   if (nranks_ <= 16 && !all.empty()) {
     std::vector<std::vector<std::string>> cell(nranks_, std::vector<std::string>(nranks_, "."));
-    for (int i = 0; i < nranks_; ++i) cell[i][i] = "-";
+    for (int i = 0; i < nranks_; ++i) cell[i][i] = std::string(1, '-');  // not = "-": GCC 12 warns falsely (-Wrestrict)
     for (const auto& r : all) {
       const std::string v = r.fit.valid ? fmt::format("{:.2f}", r.fit.W_bytes_per_s / 1e9) : "n/a";
       cell[r.measured.pair.src][r.measured.pair.dst] = v;
@@ -125,11 +135,38 @@ void LinkConsoleReporter::footer(const std::vector<LinkPairResult>& all, const l
       out_ << "\n";
     }
   }
+  // The regimes each parameter came from, for the first pair (every pair's are in the JSON).
+  if (!all.empty() && all.front().fit.valid) {
+    const auto& f = all.front().fit;
+    const auto range = [](const std::vector<std::uint64_t>& v) {
+      if (v.empty()) return std::string("none");
+      return v.size() == 1 ? format_bytes(v.front())
+                           : fmt::format("{} .. {}", format_bytes(v.front()), format_bytes(v.back()));
+    };
+    out_ << fmt::format("#\n# pair {}-{}: W from the bandwidth regime ({}), alpha from the latency regime ({})\n",
+                        all.front().measured.pair.src, all.front().measured.pair.dst, range(f.bandwidth_sizes),
+                        range(f.latency_sizes));
+  }
+  int untrusted = 0;
+  double worst = 0;
+  for (const auto& r : all)
+    if (r.fit.valid && !r.fit.trusted()) {
+      ++untrusted;
+      worst = std::max(worst, r.fit.max_rel_residual);
+    }
+  if (untrusted > 0)
+    out_ << fmt::format(
+        "#\n# WARNING: on {} of {} pairs t(n) = alpha + n/W misses a measured time by up to {:.0f}% (more than "
+        "{:.0f}%):\n# the link is not one latency plus one bandwidth (a shaper's burst, a protocol switch).\n"
+        "# W below is the large messages' bandwidth and alpha the small messages' latency; times\n"
+        "# between them are not alpha + n/W (see each pair's times in the JSON).\n",
+        untrusted, all.size(), 100 * worst, 100 * link::kTrustedResidual);
   if (model) {
     out_ << fmt::format("#\n# For the model (`sweep --link-from`): W = {:.4g} B/s ({:.3f} GB/s), alpha = {:.3g} s"
-                        " (medians over {} {} pairs)\n",
+                        " (medians over {} {} pairs){}\n",
                         model->W_bytes_per_s, model->W_bytes_per_s / 1e9, model->alpha_s, model->pairs,
-                        model->source == "cross_node" ? "cross-node" : "same-node");
+                        model->source == "cross_node" ? "cross-node" : "same-node",
+                        untrusted > 0 ? "; see the WARNING above" : "");
   } else {
     out_ << "#\n# No pair has a valid fit (need at least two sizes whose times grow with size)\n";
   }

@@ -11,6 +11,7 @@
 #include "sweep/analysis.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
+#include "sweep/search.h"
 
 namespace shardroof {
 
@@ -21,13 +22,21 @@ struct SweepContext {
   std::string arithmetic;  // what the GEMM computes in
   std::string timed_gemm;  // what the timed GEMM region holds
   std::string collective;  // e.g. "all_reduce ring/mpi"
+  bool auto_D = false;     // --D auto was asked for (on one rank it times a fixed grid)
+};
+
+// With `--D auto`: the search and where it stands (stop is None while it runs).
+struct SearchReport {
+  const sweep::CrossoverSearch* search = nullptr;
+  sweep::SearchStep stop;
+  double elapsed_s = 0;
 };
 
 nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepContext& ctx);
 nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a);
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysis& a,
                           const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
-nlohmann::json crossover_json(const sweep::SweepAnalysis& a);
+nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
 
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
@@ -40,14 +49,21 @@ class SweepConsoleReporter {
   void table_header(const sweep::SweepPlan& plan);
   void row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c);
   void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
-               const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+               const sweep::RunCeilings& c, const sweep::SweepPlan& plan, const SearchReport& search = {});
 
  private:
   std::ostream& out_;
 };
 
-// The five-second summary line(s), also stored in the JSON.
+// The five-second summary line(s), also stored in the JSON: what the points
+// say about D* (every case: bracketed, above or below the range, crossing
+// only downward, tied, several crossings), the predictions and their
+// errors, the error budget, and with --D auto how the search ended.
 std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
-                               const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+                               const sweep::RunCeilings& c, const sweep::SweepPlan& plan,
+                               const SearchReport& search = {});
+
+// "[52, 61]"; an unbounded side as "(0, 61]" or "[52, inf)".
+std::string interval_text(const sweep::Interval& i);
 
 }  // namespace shardroof

@@ -144,52 +144,27 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
   return out;
 }
 
-std::vector<std::uint64_t> fit_sizes(std::uint64_t center, std::size_t element_bytes) {
-  std::vector<std::uint64_t> out;
-  for (const double f : {0.5, 0.75, 1.0, 1.25, 1.5}) {
-    auto s = static_cast<std::uint64_t>(static_cast<double>(center) * f) / element_bytes * element_bytes;
-    s = std::max<std::uint64_t>(s, element_bytes);
-    if (out.empty() || out.back() != s) out.push_back(s);
-  }
-  return out;
-}
-
-CollectiveTimings time_collective_sizes(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
-                                        const coll::RingOptions& ring, coll::DataType type,
-                                        const std::vector<std::uint64_t>& bytes, const TimingPlan& timing) {
+CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
+                               const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
+                               const TimingPlan& timing) {
   auto& mem = setup.memory();
   auto collective = setup.make(kind, impl, ring);
   const std::size_t es = coll::size_of(type);
-  const std::uint64_t max_bytes = bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end());
-  const std::size_t max_count = max_bytes / es;
-  auto send = mem.allocate(max_count * es + 1), recv = mem.allocate(max_count * es + 1);
+  const std::size_t count = bytes / es;
+  auto send = mem.allocate(count * es + 1), recv = mem.allocate(count * es + 1);
   {
-    std::vector<std::byte> host(max_count * es + 1);
-    fill_y_shard(host.data(), type, 13, max_count, {static_cast<std::size_t>(setup.transport().rank()), 1});
-    mem.copy(send->data(), host.data(), max_count * es);
+    std::vector<std::byte> host(count * es + 1);
+    fill_y_shard(host.data(), type, 13, count, {static_cast<std::size_t>(setup.transport().rank()), 1});
+    mem.copy(send->data(), host.data(), count * es);
     mem.synchronize();
   }
   HostClock clock;
-  CollectiveTimings out;
-  // The sizes take turns within each iteration, so a change of load (or of
-  // the transport's state) during the fit shifts every size alike and tilts
-  // the line less.
-  std::vector<IterationFn> ops;
-  for (const auto s : bytes) {
-    const std::size_t count = s / es;
-    ops.push_back([&, count](int) {
-      collective->run(send->data(), recv->data(), count, type, coll::ReduceOp::Sum);
-      mem.synchronize();
-    });
-  }
-  out.bytes = bytes;
-  out.time = measure_interleaved(comm, timing, clock, ops);
-  std::vector<double> x, y;
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    x.push_back(static_cast<double>(bytes[i]));
-    y.push_back(out.time[i].median);
-  }
-  out.line = least_squares(x, y);
+  CollectiveTime out;
+  out.bytes = count * es;
+  out.time = measure(comm, timing, clock, [&](int) {
+    collective->run(send->data(), recv->data(), count, type, coll::ReduceOp::Sum);
+    mem.synchronize();
+  });
   return out;
 }
 

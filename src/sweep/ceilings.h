@@ -1,8 +1,8 @@
 // Local and link ceilings measured on the ranks themselves, by the timing
 // module's rules (every rank runs at once, per-iteration max over ranks):
 // GEMM FLOP/s at a given shape, memory bandwidth (STREAM-like copy and
-// triad), the local reduction rate g, and timings of one collective at
-// several sizes for the alpha/W fit. Used by `sweep` and `peak`.
+// triad), the local reduction rate g, and the time of one collective at one
+// size. Used by `sweep` and `peak`.
 #pragma once
 
 #include <mpi.h>
@@ -15,7 +15,6 @@
 #include "collectives/types.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
-#include "sweep/fit.h"
 #include "timing/timing.h"
 
 namespace shardroof::sweep {
@@ -91,25 +90,15 @@ struct ReduceRate {
 ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, std::size_t count,
                                const TimingPlan& timing);
 
-struct CollectiveTimings {
-  std::vector<std::uint64_t> bytes;  // S, whole array
-  std::vector<TimeStats> time;
-  LineFit line;  // median time against S
+struct CollectiveTime {
+  std::uint64_t bytes = 0;  // S, the whole array
+  TimeStats time;
 };
 
-// Times `kind` at each size in `bytes` (out of place, non-zero data) and
-// fits a line through the medians.
-CollectiveTimings time_collective_sizes(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
-                                        const coll::RingOptions& ring, coll::DataType type,
-                                        const std::vector<std::uint64_t>& bytes, const TimingPlan& timing);
-
-// Sizes for the fit, spaced evenly around `center` bytes: center * {1/2,
-// 3/4, 1, 5/4, 3/2}, whole elements, at least one element. The sweep's
-// model needs T_comm at exactly one size, S = B*F*s, and a least-squares
-// line passes through the mean of its points: with sizes whose mean is S,
-// the fitted T_comm(S) is the mean of the measured times whatever the
-// curvature of the real T(S) (a transport's protocol switches, a shaped
-// link's burst), which a range reaching far below S (S/8) does not give.
-std::vector<std::uint64_t> fit_sizes(std::uint64_t center, std::size_t element_bytes);
+// Times `kind` at `bytes` (out of place, non-zero data): the collective's
+// own T_comm at the size the sweep's shapes use, S = B*F*s.
+CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
+                               const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
+                               const TimingPlan& timing);
 
 }  // namespace shardroof::sweep

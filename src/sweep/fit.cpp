@@ -2,34 +2,155 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 
 namespace shardroof::sweep {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double median_of(std::vector<double>& v) {
+  const std::size_t n = v.size();
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
+  const double upper = v[n / 2];
+  if (n % 2) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2));
+  return 0.5 * (lower + upper);
+}
+
+// Where log(T_math/T_comm), linear in log D through (l0, r0) and (l1, r1),
+// is 0, as a D; for a line that does not rise, the side its mean ratio
+// points to (0: compute-bound throughout, +inf: communication-bound).
+double line_crossing(double l0, double r0, double l1, double r1) {
+  if (r1 > r0) return std::exp(l0 + r0 / (r0 - r1) * (l1 - l0));
+  return r0 + r1 < 0 ? kInf : 0.0;
+}
+
+// The q-quantile of sorted values, linear between order statistics; next to
+// an unbounded value (0 or +inf) the outer neighbour, so that an interval
+// never looks tighter than its replicates.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto i = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t j = std::min(i + 1, sorted.size() - 1);
+  const double a = sorted[i], b = sorted[j];
+  if (a == 0 || std::isinf(b)) return q < 0.5 ? a : b;
+  return a + (pos - static_cast<double>(i)) * (b - a);
+}
+
+}  // namespace
+
+std::string to_string(CrossingKind k) {
+  switch (k) {
+    case CrossingKind::NoPoints: return "no_points";
+    case CrossingKind::Bracketed: return "bracketed";
+    case CrossingKind::AboveRange: return "above_range";
+    case CrossingKind::BelowRange: return "below_range";
+    case CrossingKind::OnlyDownward: return "only_downward";
+    case CrossingKind::Tied: return "tied";
+  }
+  return "?";
+}
+
+std::string EmpiricalCrossover::extend() const {
+  if (kind == CrossingKind::AboveRange) return "up";
+  if (kind == CrossingKind::BelowRange) return "down";
+  return "";
+}
 
 EmpiricalCrossover empirical_crossover(const std::vector<double>& D, const std::vector<double>& t_math,
                                        const std::vector<double>& t_comm) {
   EmpiricalCrossover out;
   const std::size_t n = std::min({D.size(), t_math.size(), t_comm.size()});
-  if (n == 0) {
-    out.extend = "up";
-    return out;
-  }
+  if (n == 0) return out;
   const auto compute_bound = [&](std::size_t i) { return t_math[i] >= t_comm[i]; };
   for (std::size_t i = 0; i + 1 < n; ++i) {
-    if (compute_bound(i) != compute_bound(i + 1)) ++out.sign_changes;
-    if (out.D || compute_bound(i) || !compute_bound(i + 1)) continue;
+    if (compute_bound(i) == compute_bound(i + 1)) continue;
     // r = log(T_math/T_comm) is linear in log D between the two points.
     const double r0 = std::log(t_math[i] / t_comm[i]);
     const double r1 = std::log(t_math[i + 1] / t_comm[i + 1]);
     const double l0 = std::log(D[i]), l1 = std::log(D[i + 1]);
     const double frac = r1 != r0 ? r0 / (r0 - r1) : 0.5;
-    out.D = std::exp(l0 + frac * (l1 - l0));
-    out.lower = i;
+    out.crossings.push_back({std::exp(l0 + frac * (l1 - l0)), !compute_bound(i), i, D[i], D[i + 1]});
   }
-  if (!out.D) {
-    // Not bracketed from below: say which way the range must grow.
-    out.extend = compute_bound(n - 1) ? "down" : "up";
+  const auto up = std::find_if(out.crossings.begin(), out.crossings.end(), [](const Crossing& c) { return c.upward; });
+  if (up != out.crossings.end()) {
+    out.kind = CrossingKind::Bracketed;
+    out.D = up->D;
+    out.lower = up->lower;
+  } else if (!out.crossings.empty()) {
+    out.kind = CrossingKind::OnlyDownward;
+  } else {
+    bool tied = true;
+    for (std::size_t i = 0; i < n; ++i) tied = tied && t_math[i] == t_comm[i];
+    out.kind = tied ? CrossingKind::Tied : compute_bound(0) ? CrossingKind::BelowRange : CrossingKind::AboveRange;
   }
   return out;
+}
+
+bool Interval::bounded() const { return low > 0 && std::isfinite(high); }
+
+bool Interval::within(double centre, double fraction) const {
+  return bounded() && low >= (1 - fraction) * centre && high <= (1 + fraction) * centre;
+}
+
+std::optional<Interval> crossing_interval(const BracketSamples& s, double level, int replicates, std::uint64_t seed) {
+  const std::vector<const std::vector<double>*> sets = {&s.t_math_low, &s.t_comm_low, &s.t_math_high, &s.t_comm_high};
+  for (const auto* v : sets)
+    if (v->empty()) return std::nullopt;
+  if (replicates < 1 || !(s.D_low > 0) || !(s.D_high > s.D_low)) return std::nullopt;
+  // A measurement's samples: [first, first + size) of `values`.
+  struct Window {
+    const std::vector<double>* values;
+    std::size_t first, size;
+  };
+  // A point's measurements; one when the counts do not add up to the samples.
+  const auto windows_of = [](const std::vector<double>& values, const std::vector<int>& counts) {
+    std::vector<Window> out;
+    std::size_t sum = 0;
+    for (const int c : counts) {
+      if (c <= 0) break;
+      out.push_back({&values, sum, static_cast<std::size_t>(c)});
+      sum += static_cast<std::size_t>(c);
+    }
+    if (out.empty() || sum != values.size() || out.size() != counts.size()) out = {{&values, 0, values.size()}};
+    return out;
+  };
+  const std::vector<Window> math_low = windows_of(s.t_math_low, s.windows_low);
+  const std::vector<Window> math_high = windows_of(s.t_math_high, s.windows_high);
+  // T_comm is the same collective at the same size at both points: one
+  // level per replicate, drawn from both points' measurements together,
+  // so a T_comm that changed between them widens the interval.
+  std::vector<Window> comm = windows_of(s.t_comm_low, s.windows_low);
+  for (const Window& w : windows_of(s.t_comm_high, s.windows_high)) comm.push_back(w);
+  std::mt19937_64 gen(seed);
+  // Index by the generator's raw output: the same sequence from every
+  // standard library, so every rank (and build) gets the same interval.
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(gen() % n); };
+  std::vector<double> draw;
+  // The median of `count` measurements drawn from `from`, each with its
+  // samples drawn again.
+  const auto resampled_median = [&](const std::vector<Window>& from, std::size_t count) {
+    draw.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+      const Window& w = from[pick(from.size())];
+      for (std::size_t i = 0; i < w.size; ++i) draw.push_back((*w.values)[w.first + pick(w.size)]);
+    }
+    return median_of(draw);
+  };
+  const double l0 = std::log(s.D_low), l1 = std::log(s.D_high);
+  std::vector<double> crossings;
+  crossings.reserve(static_cast<std::size_t>(replicates));
+  for (int r = 0; r < replicates; ++r) {
+    const double t_comm = resampled_median(comm, comm.size());
+    const double r0 = std::log(resampled_median(math_low, math_low.size()) / t_comm);
+    const double r1 = std::log(resampled_median(math_high, math_high.size()) / t_comm);
+    crossings.push_back(line_crossing(l0, r0, l1, r1));
+  }
+  std::sort(crossings.begin(), crossings.end());
+  const double tail = (1 - level) / 2;
+  return Interval{quantile(crossings, tail), quantile(crossings, 1 - tail)};
 }
 
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at) {
@@ -41,73 +162,6 @@ double interpolate_loglog(const std::vector<double>& x, const std::vector<double
   const std::size_t i = static_cast<std::size_t>(it - x.begin()) - 1;
   const double t = (std::log(at) - std::log(x[i])) / (std::log(x[i + 1]) - std::log(x[i]));
   return std::exp(std::log(y[i]) + t * (std::log(y[i + 1]) - std::log(y[i])));
-}
-
-LineFit least_squares(const std::vector<double>& x, const std::vector<double>& y) {
-  LineFit fit;
-  const std::size_t n = std::min(x.size(), y.size());
-  if (n == 0) return fit;
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= static_cast<double>(n);
-  my /= static_cast<double>(n);
-  double sxx = 0, sxy = 0, syy = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (y[i] - my);
-    syy += (y[i] - my) * (y[i] - my);
-  }
-  if (sxx > 0) {
-    fit.slope = sxy / sxx;
-    fit.intercept = my - fit.slope * mx;
-  } else {
-    fit.intercept = my;
-  }
-  if (fit.intercept < 0 || (fit.slope <= 0 && my > 0)) {
-    // A negative latency, or times that do not grow with the size (noise
-    // larger than the bandwidth term over the sizes, on a fast link under
-    // load), cannot be inverted into alpha and W. Through the origin and the
-    // centroid (slope = sum y / sum x), not the least-squares line through
-    // the origin (sum xy / sum x^2): that one leans on the largest x and
-    // misses the mean, so its value at the centre of the sizes, the one the
-    // model uses, would be off by about a quarter of a negative intercept for
-    // sizes S/8..2S.
-    fit.slope = mx > 0 ? my / mx : 0;
-    fit.intercept = 0;
-    fit.through_origin = true;
-  }
-  double sse = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double e = y[i] - (fit.intercept + fit.slope * x[i]);
-    sse += e * e;
-  }
-  fit.r2 = syy > 0 ? 1 - sse / syy : 1;
-  return fit;
-}
-
-LinkFit link_from_line(const LineFit& line, model::Collective collective, int ranks, double bytes_per_elem,
-                       double g_s_per_elem) {
-  LinkFit out;
-  if (ranks < 2) return out;
-  const double n = ranks;
-  // AllReduce: T = 2(N-1)a + S * (2(N-1)/(N W) + (N-1)/N * g/s)
-  // ReduceScatter: T = (N-1)a + S * ((N-1)/(N W) + (N-1)/N * g/s)
-  const double hops = collective == model::Collective::AllReduce ? 2 * (n - 1) : n - 1;
-  const double link_factor = hops / n;
-  out.alpha_s = line.intercept / hops;
-  const double reduce_per_byte = (n - 1) / n * g_s_per_elem / bytes_per_elem;
-  out.W_effective_bytes_per_s = line.slope > 0 ? link_factor / line.slope : 0;
-  const double link_slope = line.slope - reduce_per_byte;
-  if (link_slope > 0 && g_s_per_elem >= 0) {
-    out.W_bytes_per_s = link_factor / link_slope;
-  } else {
-    out.W_bytes_per_s = out.W_effective_bytes_per_s;
-    out.reduction_separated = false;
-  }
-  return out;
 }
 
 std::optional<PredictedCrossover> predicted_crossover(const std::vector<double>& D,
@@ -140,20 +194,6 @@ std::optional<PredictedCrossover> predicted_crossover(const std::vector<double>&
   model::Ceilings c = link;
   c.flops_per_s = c_end;
   return PredictedCrossover{model::d_star(shape, c), c_end, true};
-}
-
-std::optional<double> roofs_crossover(const model::Shape& shape, const model::Ceilings& c) {
-  if (shape.ranks < 2 || c.flops_per_s <= 0 || c.link_bytes_per_s <= 0) return std::nullopt;
-  const double comm = model::t_comm(shape, c);
-  // T_math grows with D; bisect in log D over a wide range. ceil(D/N) makes
-  // T_math a step function, so the answer is good to one shard element.
-  double lo = 0, hi = std::log(1e12);
-  if (model::t_math(shape, c, 1.0) >= comm) return 1.0;
-  for (int it = 0; it < 80; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (model::t_math(shape, c, std::exp(mid)) < comm ? lo : hi) = mid;
-  }
-  return std::exp(hi);
 }
 
 }  // namespace shardroof::sweep

@@ -1,14 +1,15 @@
 // The model fits a sweep needs, as pure functions of measured numbers (unit
 // tested on synthetic curves):
-//  - the empirical crossover: log-log interpolation between the two
-//    neighbouring points where T_math - T_comm changes sign;
-//  - the link parameters alpha and W from a least-squares line through
-//    collective timings T(S) = intercept + slope * S;
-//  - the predicted crossover with C interpolated (log-log) between the
-//    per-point GEMM rates;
-//  - the crossover from two roofs (compute at C_peak, memory at M).
+//  - the empirical crossover: every change of sign of T_math - T_comm
+//    between neighbouring points, located by log-log interpolation, and
+//    what it means when there is no upward one;
+//  - its 95% interval: a bootstrap of the per-iteration samples at the two
+//    points that bracket it;
+//  - a predicted crossover: the model's D* with C interpolated (log-log)
+//    between the per-point GEMM rates.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,53 +18,82 @@
 
 namespace shardroof::sweep {
 
-struct EmpiricalCrossover {
-  std::optional<double> D;  // set when bracketed
-  // When not bracketed: "up" (every point communication-bound: extend D
-  // upward) or "down" (every point compute-bound: extend D downward).
-  std::string extend;
-  int sign_changes = 0;     // more than one: noise near the crossing
-  std::size_t lower = 0;    // index of the bracketing point below D (when set)
+// What the measured points say about the crossover.
+enum class CrossingKind {
+  NoPoints,
+  Bracketed,     // T_math - T_comm turns from negative to >= 0 between two points
+  AboveRange,    // every point communication-bound: D* lies above the largest D
+  BelowRange,    // every point compute-bound: D* lies below the smallest D
+  OnlyDownward,  // the sign changes, but only from compute- to communication-bound
+  Tied,          // T_math equals T_comm at every point: no side to extend
+};
+std::string to_string(CrossingKind k);
+
+struct Crossing {
+  double D = 0;
+  bool upward = true;     // from communication-bound (below) to compute-bound (above)
+  std::size_t lower = 0;  // index of the point below it
+  double D_below = 0;     // the two points around it
+  double D_above = 0;
 };
 
-// `D` ascending; times > 0. Takes the first change from T_math < T_comm to
-// T_math >= T_comm.
+struct EmpiricalCrossover {
+  CrossingKind kind = CrossingKind::NoPoints;
+  std::optional<double> D;          // the first upward crossing (kind Bracketed)
+  std::size_t lower = 0;            // its bracketing points: lower and lower + 1
+  std::vector<Crossing> crossings;  // every change of sign, in order of D
+  int sign_changes() const { return static_cast<int>(crossings.size()); }
+  // Which way the range must grow: "up", "down", or "" (bracketed, or no direction helps).
+  std::string extend() const;
+};
+
+// `D` ascending; times > 0. A point with T_math >= T_comm counts as
+// compute-bound; the crossing between two points is where log(T_math/T_comm),
+// linear in log D between them, is 0.
 EmpiricalCrossover empirical_crossover(const std::vector<double>& D, const std::vector<double>& t_math,
                                        const std::vector<double>& t_comm);
+
+// A two-sided interval; `high` may be +infinity and `low` 0 (unbounded).
+struct Interval {
+  double low = 0;
+  double high = 0;
+  bool bounded() const;
+  // Whether [low, high] lies within +-fraction of `centre`.
+  bool within(double centre, double fraction) const;
+};
+
+// The per-iteration samples at the two points that bracket a crossing.
+struct BracketSamples {
+  double D_low = 0, D_high = 0;
+  std::vector<double> t_math_low, t_comm_low, t_math_high, t_comm_high;
+  // The iterations of each measurement (window) the samples came from, in
+  // order (T_math and T_comm alike); empty: one window.
+  std::vector<int> windows_low, windows_high;
+};
+
+// Percentile bootstrap of the crossing, in two stages: each replicate draws
+// a point's measurements again with replacement (as many), then within each
+// drawn measurement its samples (as many), takes the medians and places the
+// crossing on the log-log line through the two points (outside the pair
+// when the replicate's line crosses there; at 0 or +infinity when it does
+// not rise). Drawing whole measurements first keeps what holds through one
+// measurement (a link's state, a disturbance) together, so measurements
+// that disagree widen the interval. T_math is drawn from each point's own
+// measurements; T_comm, the same collective at the same size at both
+// points, is one level per replicate drawn from both points' measurements
+// together (as the calibrated model takes it), so a T_comm that changed
+// between them widens the interval too. The interval holds the central `level` of the
+// replicates. Deterministic for a given seed. Empty without samples at
+// either point.
+std::optional<Interval> crossing_interval(const BracketSamples& s, double level, int replicates, std::uint64_t seed);
 
 // y at x, linear in (log x, log y) between neighbouring samples, constant
 // beyond the ends. x ascending, x and y > 0.
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at);
 
-struct LineFit {
-  double intercept = 0;
-  double slope = 0;
-  double r2 = 0;
-  bool through_origin = false;  // the free fit gave a negative intercept or slope
-};
-
-// Least squares y = intercept + slope * x. When the intercept comes out
-// negative or the slope not positive (a latency cannot be negative, nor a
-// bandwidth), the line through the origin and the centroid instead. Either
-// way the line passes through (mean x, mean y).
-LineFit least_squares(const std::vector<double>& x, const std::vector<double>& y);
-
-struct LinkFit {
-  double alpha_s = 0;               // a
-  double W_bytes_per_s = 0;         // W with the local reduction (g) taken out
-  double W_effective_bytes_per_s = 0;  // W if the reduction is folded into the link
-  bool reduction_separated = true;  // false: g exceeded the slope, W = W_effective, g not used
-};
-
-// alpha and W from T(S) = intercept + slope*S of `collective` on `ranks`
-// ranks, with the reduction cost g (s/element) of `bytes_per_elem` taken out
-// of the slope (README, "The model").
-LinkFit link_from_line(const LineFit& line, model::Collective collective, int ranks, double bytes_per_elem,
-                       double g_s_per_elem);
-
 struct PredictedCrossover {
   double D = 0;
-  double C_at_D = 0;         // the GEMM rate used at the solution
+  double C_at_D = 0;          // the GEMM rate used at the solution
   bool extrapolated = false;  // the solution lies outside the measured D
 };
 
@@ -74,9 +104,5 @@ std::optional<PredictedCrossover> predicted_crossover(const std::vector<double>&
                                                       const std::vector<double>& C,
                                                       const model::Shape& shape,
                                                       const model::Ceilings& link);
-
-// D where max(compute at C_peak, memory at M) equals T_comm (both roofs of
-// the local step, README, "The model"). `c` supplies all of C, M, W, a, g.
-std::optional<double> roofs_crossover(const model::Shape& shape, const model::Ceilings& c);
 
 }  // namespace shardroof::sweep

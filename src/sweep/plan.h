@@ -19,7 +19,12 @@ namespace shardroof::sweep {
 struct SweepPlan {
   std::size_t B = 1024;
   std::size_t F = 1024;
-  std::vector<std::uint64_t> D;  // ascending
+  std::vector<std::uint64_t> D;  // ascending; empty with `search`
+  // sweep --D auto: no list; the crossover search (sweep/search.h) chooses
+  // each D, up to D_max (what fits in memory), within budget_s seconds.
+  bool search = false;
+  std::uint64_t D_max = 0;
+  double budget_s = 40;
   coll::DataType type = coll::DataType::Float;
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
   Impl impl = Impl::Ring;

@@ -22,6 +22,15 @@ std::string SweepRunner::timed_gemm_work() const {
 }
 
 PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* z_out, const ChunkEdit& edit_chunks) {
+  return measure(D, plan_.timing, z_out, edit_chunks);
+}
+
+PointRecord SweepRunner::measure_point(std::uint64_t D, const TimingPlan& timing) {
+  return measure(D, timing, nullptr, {});
+}
+
+PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
+                                 const ChunkEdit& edit_chunks) {
   auto& mem = backend_.memory();
   const std::size_t es = coll::size_of(plan_.type);
   const std::size_t B = plan_.B, F = plan_.F, BF = B * F;
@@ -66,14 +75,14 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
   const auto timed = [&](const char* what, int chunks, const auto& body) {
     if (trace_)
       trace_->begin_region({what, std::string(coll::to_string(plan_.kind)), setup_.describe(plan_.impl), BF * es, D,
-                            shard.size, -1, plan_.timing.iters - 1, plan_.timing.iters, chunks});
-    const TimeStats t = measure(
-        comm_, plan_.timing, *clock,
+                            shard.size, -1, timing.iters - 1, timing.iters, chunks});
+    const TimeStats t = shardroof::measure(
+        comm_, timing, *clock,
         [&](int) {
           coll::TraceSpan iteration(tracer, "iteration", "iteration");
           body();
         },
-        trace::record_last_iteration(trace_, plan_.timing));
+        trace::record_last_iteration(trace_, timing));
     if (trace_) {
       trace_->set_recording(false);
       // `auto` picks by size: name what it ran.
@@ -85,6 +94,8 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
 
   PointRecord rec;
   rec.D = D;
+  rec.iterations = timing.iters;
+  rec.windows = {timing.iters};
   rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
   rec.t_math = timed("T_math", 0, run_gemm);
   rec.t_comm = timed("T_comm", 0, reduce);
@@ -181,25 +192,91 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, std::vector<std::byte>* 
   return rec;
 }
 
-RunCeilings SweepRunner::measure_ceilings() {
+RunCeilings SweepRunner::measure_ceilings(bool probe_link) {
   RunCeilings out;
-  const std::size_t es = coll::size_of(plan_.type);
-  // Fewer iterations than a point: these are long and stable.
-  const TimingPlan quick{std::min(plan_.timing.warmup, 2), std::clamp(plan_.timing.iters, 1, 10)};
+  out.peak_gemm = peak_gemm();
+  out.reduce = reduce_rate();
+  out.memory = memory_bandwidth();
+  out.collective = collective_at_S();
+  if (probe_link) {
+    out.link.probe = ring_probe();
+    out.link.W_bytes_per_s = out.link.probe->fit.W_bytes_per_s;
+    out.link.alpha_s = out.link.probe->fit.alpha_s;
+    out.link.source = "ring probe";
+  }
+  return out;
+}
+
+namespace {
+// Fewer iterations than a point: these are long and stable.
+TimingPlan quick_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
+// The calibration's T_comm(S): at least 20 iterations, since every
+// prediction scales with it (the points add theirs).
+TimingPlan collective_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 20)}; }
+// The ring probe: at least 50, since W comes from the difference of times
+// at sizes only 4x apart; a disturbance through 20 iterations of a
+// shared-memory exchange once moved those medians by 1.8x and W by half.
+TimingPlan probe_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 50)}; }
+}  // namespace
+
+GemmRate SweepRunner::peak_gemm() {
   // C_peak: a large local GEMM, square-ish in B and F with a deep inner
   // dimension, grown until one call is long enough to time.
-  out.peak_gemm = measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
-                                         std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick);
-  const std::size_t bf = plan_.B * plan_.F;
-  out.reduce = measure_reduce_rate(backend_, comm_, plan_.type, bf, plan_.timing);
+  return measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
+                                std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick_timing(plan_.timing));
+}
+
+MemoryBandwidth SweepRunner::memory_bandwidth() {
   // M: in the backend's memory, arrays well beyond the caches (32 MiB of
   // doubles each, or more than a GPU's L2).
-  out.memory = measure_memory_bandwidth(backend_, comm_, std::size_t{1} << 22, quick);
-  out.collective = time_collective_sizes(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type,
-                                         fit_sizes(bf * es, es), plan_.timing);
-  out.link = link_from_line(out.collective.line, model_collective(plan_.kind), ranks_, static_cast<double>(es),
-                            out.reduce.s_per_elem);
-  return out;
+  return measure_memory_bandwidth(backend_, comm_, std::size_t{1} << 22, quick_timing(plan_.timing));
+}
+
+ReduceRate SweepRunner::reduce_rate() {
+  return measure_reduce_rate(backend_, comm_, plan_.type, plan_.B * plan_.F, plan_.timing);
+}
+
+CollectiveTime SweepRunner::collective_at_S() {
+  const std::size_t es = coll::size_of(plan_.type);
+  return time_collective(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type, plan_.B * plan_.F * es,
+                         collective_timing(plan_.timing));
+}
+
+link::RingProbeResult SweepRunner::ring_probe() {
+  // The ring's step moves one block of the B x F partial sum.
+  const std::size_t es = coll::size_of(plan_.type);
+  const std::uint64_t block = coll::BlockPartition(plan_.B * plan_.F, ranks_).max_size() * es;
+  return link::measure_ring_probe(setup_.transport(), setup_.memory(), comm_,
+                                  {link::ring_probe_sizes(block, es), probe_timing(plan_.timing)});
+}
+
+void merge_point(PointRecord& into, const PointRecord& more) {
+  const auto join = [](TimeStats& a, const TimeStats& b) {
+    std::vector<double> all = a.samples;
+    all.insert(all.end(), b.samples.begin(), b.samples.end());
+    a = summarize(std::move(all));
+  };
+  // The GEMM's FLOPs (2*B*ceil(D/N)*F), recovered from either record.
+  const double flops = more.flops_per_s * more.t_math.median;
+  join(into.t_math, more.t_math);
+  join(into.t_comm, more.t_comm);
+  join(into.t_step, more.t_step);
+  if (into.t_overlap && more.t_overlap) join(*into.t_overlap, *more.t_overlap);
+  into.iterations += more.iterations;
+  into.windows.insert(into.windows.end(), more.windows.begin(), more.windows.end());
+  into.flops_per_s = into.t_math.median > 0 ? flops / into.t_math.median : 0;
+  const auto combine = [](PointCheck& a, const PointCheck& b) {
+    if (!b.checked) return;
+    if (!a.checked) {
+      a = b;
+      return;
+    }
+    a.wrong += b.wrong;
+    a.tested += b.tested;
+    a.worst_ratio = std::max(a.worst_ratio, b.worst_ratio);
+  };
+  combine(into.check, more.check);
+  combine(into.overlap_check, more.overlap_check);
 }
 
 }  // namespace shardroof::sweep

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "compute/compute_backend.h"
+#include "link/ring_probe.h"
 #include "measure/comm_setup.h"
 #include "sweep/ceilings.h"
 #include "sweep/check.h"
@@ -44,23 +45,34 @@ struct PointRecord {
   TimeStats t_math, t_comm, t_step;
   double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
   PointCheck check;           // the Z of the (unchunked) step
+  int iterations = 0;         // timed iterations behind each statistic (merged ones add up)
+  std::vector<int> windows;   // the iterations of each measurement merged into it, in order
   // Only with --overlap K > 1: the overlapped step and the check of its Z.
   std::optional<TimeStats> t_overlap;
   PointCheck overlap_check;
 };
 
-struct RunCeilings {
-  GemmRate peak_gemm;              // C_peak
-  ReduceRate reduce;               // g
-  MemoryBandwidth memory;          // M (triad)
-  CollectiveTimings collective;    // the alpha/W fit's data
-  LinkFit link;                    // alpha, W
-  // Where the model's alpha and W come from: empty for the collective fit
-  // above, else a description of the link file (`sweep --link-from`); the
-  // collective fit itself is then kept in `collective_link`.
-  std::string link_source;
-  LinkFit collective_link;
+// The link of the book's model, measured apart from the collective under
+// test: the ring probe on these ranks (link/ring_probe.h), or a
+// `shardroof link` record (`sweep --link-from`).
+struct BookLink {
+  double W_bytes_per_s = 0;
+  double alpha_s = 0;
+  std::string source;                          // what W and alpha come from, for the output
+  std::optional<link::RingProbeResult> probe;  // when the probe ran
 };
+
+struct RunCeilings {
+  GemmRate peak_gemm;          // C_peak
+  ReduceRate reduce;           // g
+  MemoryBandwidth memory;      // M (triad)
+  CollectiveTime collective;   // the collective's own T_comm at S = B*F*s
+  BookLink link;               // W, alpha
+};
+
+// A point measured again: its samples joined to the earlier ones (medians
+// and spreads over all of them), its checks combined.
+void merge_point(PointRecord& into, const PointRecord& more);
 
 class SweepRunner {
  public:
@@ -78,8 +90,12 @@ class SweepRunner {
   // the last step left it (the overlapped one with --overlap K > 1).
   PointRecord measure_point(std::uint64_t D, std::vector<std::byte>* z_out = nullptr,
                             const ChunkEdit& edit_chunks = {});
-  // C_peak, g, M and the collective fit around B*F*s.
-  RunCeilings measure_ceilings();
+  // The same with its own iterations (`sweep --D auto` adds iterations near
+  // the crossing).
+  PointRecord measure_point(std::uint64_t D, const TimingPlan& timing);
+  // C_peak, g, M, the collective at S, and (with `probe_link`) the ring
+  // probe's W and alpha.
+  RunCeilings measure_ceilings(bool probe_link);
   // What the timed GEMM region contains, for the output.
   std::string timed_gemm_work() const;
 
@@ -90,6 +106,13 @@ class SweepRunner {
   MPI_Comm comm_;
   trace::Recorder* trace_;
   int rank_ = 0;
+  PointRecord measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
+                      const ChunkEdit& edit_chunks);
+  GemmRate peak_gemm();
+  MemoryBandwidth memory_bandwidth();
+  ReduceRate reduce_rate();
+  CollectiveTime collective_at_S();
+  link::RingProbeResult ring_probe();
   int ranks_ = 1;
 };
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "model/checked_prediction.h"
 #include "model/roofline.h"
+#include "util/error.h"
 
 namespace shardroof::model {
 namespace {
@@ -193,6 +195,70 @@ TEST(Roofline, CompareWithPreset) {
   EXPECT_NEAR(cmp.hybrid.d_star_bandwidth, 4e11 / 4.5e11, 1e-12);
   ASSERT_EQ(cmp.hybrid.points.size(), 2u);
   EXPECT_EQ(cmp.preset.points[1].D, 4096);
+}
+
+// ---- predict's checks: absurd numbers are usage errors, at once --------
+
+std::string usage_message(const Shape& sh, const Ceilings& c, const std::vector<double>& D = {}) {
+  try {
+    checked_predict(sh, c, D);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CheckedPrediction, AnInfiniteCrossoverIsAUsageError) {
+  // predict --flops 1e300 --bw 1e-300 once built its D list for a minute
+  // (D* = 4e600, not a double) and died of std::bad_alloc; its W is below
+  // one byte per second. C = 1e308 over W = 1: D* = 2e308, infinite.
+  const auto sh = shape(2, 2, Collective::AllReduce);
+  EXPECT_NE(usage_message(sh, ceilings(1e300, 1e-300)).find("--bw: 1e-300 bytes/s is less than one per second"),
+            std::string::npos);
+  const std::string m = usage_message(sh, ceilings(1e308, 1));
+  EXPECT_NE(m.find("D* is not a finite number"), std::string::npos) << m;
+  EXPECT_NE(m.find("--flops"), std::string::npos) << m;
+  // Finite but beyond any dimension: 2*1e24/1 = 2e24 > 2^53.
+  EXPECT_NE(usage_message(sh, ceilings(1e24, 1)).find("beyond any matrix dimension"), std::string::npos);
+}
+
+TEST(CheckedPrediction, RatesBelowOnePerSecondAreUsageErrors) {
+  const auto sh = shape(2, 2, Collective::AllReduce);
+  // C = 1e-300: D* underflows to 0 and T_math is 2e306 s, infinite in us.
+  EXPECT_NE(usage_message(sh, ceilings(1e-300, 1e300)).find("--flops: 1e-300 FLOP/s is less than one per second"),
+            std::string::npos);
+  // M = 1e-300: every D memory-bound for ever.
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e10, 0, 0, 1e-300)).find("--memory-bw: 1e-300"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e-3)).find("--bw: 0.001 bytes/s is less than one"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e10, 0, 10)).find("--reduce-rate: 0.1 elements/s"), std::string::npos);
+}
+
+TEST(CheckedPrediction, BadCeilingsAndDValuesNameTheirFlag) {
+  const auto sh = shape(2, 4, Collective::AllReduce);
+  EXPECT_NE(usage_message(sh, ceilings(0, 1e9)).find("--flops"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, -1)).find("--bw"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e9, -1e-6)).find("--latency"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e9, 0, 0, -1)).find("--memory-bw"), std::string::npos);
+  EXPECT_NE(usage_message(sh, ceilings(1e12, 1e9), {64, 1e17}).find("--D: "), std::string::npos);
+  Ceilings c;
+  EXPECT_THROW(apply_ceiling_flags({"1e12", "fast", "", "", ""}, c), UsageError);
+  EXPECT_THROW(apply_ceiling_flags({"", "", "", "", "-5"}, c), UsageError);
+  EXPECT_EQ(apply_ceiling_flags({"1e12", "1e9", "", "", "2e9"}, c),
+            (std::vector<std::string>{"--flops", "--bw", "--reduce-rate"}));
+  EXPECT_EQ(c.flops_per_s, 1e12);
+  EXPECT_EQ(c.reduce_s_per_elem, 0.5e-9);
+}
+
+TEST(CheckedPrediction, SaneInputsGiveTheUncheckedPrediction) {
+  const auto sh = shape(4, 4, Collective::AllReduce, 1000, 1000);
+  const auto c = ceilings(1e12, 1e10, 1e-6);
+  const Prediction p = checked_predict(sh, c, {});
+  EXPECT_NEAR(p.d_star, 1212, 1e-9);
+  EXPECT_EQ(p.points.size(), default_D_values(sh, p.d_star).size());
+  // Near the limit the default list stops at 2^53 instead of growing on.
+  const Prediction far = checked_predict(shape(2, 2, Collective::AllReduce), ceilings(1e15, 1e0), {});
+  EXPECT_LE(far.points.back().D, kMaxD);
+  EXPECT_LT(far.points.size(), 64u);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Checks a `shardroof sweep` JSON record: its structure (the keys the README
-documents) and its internal consistency: D_empirical agrees with its own
-points, D_peak follows the model formula from the reported ceilings, the
-bounds agree with the times, with --overlap K > 1 the overlapped step's
-time, check and efficiency ((T_step - T_overlap) / (T_step - max(T_math,
-T_comm)), null with a reason where that denominator is below 1% of T_step),
-and the CSV has one row per point."""
+"""Checks a `shardroof sweep` JSON record: its structure (the keys the docs
+describe) and its internal consistency: D_empirical agrees with its own
+points and lies in its interval, the calibrated D_peak follows from T_comm
+measured at S (W_eff, C_peak/W_eff), the error budget's factors multiply
+back to D_empirical and its book D* follows the model formula from the
+reported ceilings, the bounds agree with the times, with --overlap K > 1
+the overlapped step's time, check and efficiency ((T_step - T_overlap) /
+(T_step - max(T_math, T_comm)), null with a reason where that denominator
+is below 1% of T_step), with --D auto the search record, and the CSV has
+one row per point."""
 import csv
 import json
 import math
@@ -66,12 +69,29 @@ def main():
         if key not in st:
             fail(f"settings lacks {key}")
     ce = doc["ceilings"]
-    for key in ("C_flops_per_s", "W_bytes_per_s", "alpha_s"):
+    for key in ("C_flops_per_s", "W_bytes_per_s", "alpha_s", "t_comm_measured_s", "t_comm_book_s",
+                "W_eff_bytes_per_s"):
         if not isinstance(ce.get(key), (int, float)):
             fail(f"ceilings.{key} missing or not a number")
     pts = doc["points"]
-    if len(pts) != len(st["D"]):
+    auto = st["D"] == "auto"
+    if auto:
+        search = doc["crossover"].get("search")
+        if not search or not search.get("measurements"):
+            fail("--D auto without a search record")
+        if search["stop"] == "measuring" or not doc["complete"]:
+            fail(f"the search did not finish: {search['stop']}")
+        measured = sorted({m["D"] for m in search["measurements"]})
+        if measured != [p["D"] for p in pts]:
+            fail(f"points {[p['D'] for p in pts]} are not the D the search measured {measured}")
+        for p in pts:
+            n_iters = sum(m["iterations"] for m in search["measurements"] if m["D"] == p["D"])
+            if p["iterations"] != n_iters:
+                fail(f"D={p['D']}: {p['iterations']} iterations, the search ran {n_iters}")
+    elif len(pts) != len(st["D"]):
         fail(f"{len(pts)} points for {len(st['D'])} values of D")
+    if [p["D"] for p in pts] != sorted({p["D"] for p in pts}):
+        fail("points are not in ascending, distinct D")
     for p in pts:
         for key in ("D", "t_math_s", "t_comm_s", "t_step_s", "flops_per_s", "intensity", "bound", "check"):
             if key not in p:
@@ -96,7 +116,8 @@ def main():
             fail(f"D={p['D']}: intensity {p['intensity']}")
 
     cr = doc["crossover"]
-    for key in ("D_empirical", "D_predicted", "D_peak", "rel_error"):
+    for key in ("D_empirical", "D_empirical_ci", "D_predicted", "rel_error", "D_book", "book_rel_error", "D_peak",
+                "budget", "kind", "crossings"):
         if key not in cr:
             fail(f"crossover lacks {key}")
     # D_empirical from the points: first upward change of sign of T_math - T_comm.
@@ -111,34 +132,67 @@ def main():
             mine = math.exp(math.log(D[i]) + frac * (math.log(D[i + 1]) - math.log(D[i])))
             break
     if mine is None:
-        if cr["D_empirical"] is not None:
-            fail("D_empirical reported but the points do not bracket a crossing")
-        if cr.get("extend") not in ("up", "down"):
+        if cr["D_empirical"] is not None or cr["D_empirical_ci"] is not None:
+            fail("D_empirical or its interval reported but the points do not bracket a crossing")
+        if n > 1 and len(pts) > 0 and cr["kind"] not in ("above_range", "below_range", "only_downward", "tied"):
+            fail(f"not bracketed, but kind {cr['kind']}")
+        if cr["kind"] in ("above_range", "below_range") and cr.get("extend") not in ("up", "down"):
             fail("not bracketed, but no direction to extend")
     else:
         if cr["D_empirical"] is None or not close(mine, cr["D_empirical"], 1e-9):
             fail(f"D_empirical {cr['D_empirical']} != {mine} from the points")
         if not (D[0] <= cr["D_empirical"] <= D[-1]):
             fail("D_empirical outside the swept range")
-    # D_peak from the reported ceilings (README, "The model"); a fit that
-    # found no bandwidth (W = 0, a noisy line on a loaded machine) gives none.
-    if n > 1 and ce["W_bytes_per_s"] <= 0:
-        if cr["D_peak"] is not None:
-            fail(f"D_peak {cr['D_peak']} without a fitted W")
-    elif n > 1:
+        lo, hi = cr["D_empirical_ci"]
+        if (lo is not None and lo > cr["D_empirical"] * (1 + 1e-9)) or (hi is not None and hi < cr["D_empirical"] * (1 - 1e-9)):
+            fail(f"D_empirical {cr['D_empirical']} outside its interval {cr['D_empirical_ci']}")
+    if len(cr["crossings"]) != cr["sign_changes"]:
+        fail("sign_changes does not count the crossings")
+    s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
+    ar = st["collective"] == "all_reduce"
+    if n > 1:
+        # Calibrated: W_eff from T_comm at S with everything in the bandwidth term.
+        factor = (2 if ar else 1) * (n - 1) / n
+        w_eff = factor * B * F * s_bytes / ce["t_comm_measured_s"]
+        if not close(w_eff, ce["W_eff_bytes_per_s"], 1e-9):
+            fail(f"W_eff {ce['W_eff_bytes_per_s']} != {w_eff} from T_comm(S)")
+        ci = ce["C_flops_per_s"] / w_eff
+        if not close(ci, cr["critical_intensity"], 1e-9):
+            fail(f"critical_intensity {cr['critical_intensity']} != C_peak/W_eff {ci}")
+        d_peak = (n - 1) * s_bytes * ci / (1 if ar else 2)
+        if cr["D_peak"] is None or not close(d_peak, cr["D_peak"], 1e-9):
+            fail(f"D_peak {cr['D_peak']} != (N-1)*s*C_peak/W_eff {d_peak}")
+        # Book: T_comm and D* from the link's W, alpha and g (docs/model.md).
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
         g = ce.get("g_s_per_element", 0.0)
-        s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
-        if st["collective"] == "all_reduce":
-            d_peak = (n - 1) * s_bytes * C / W + n * (n - 1) * a * C / (B * F) + (n - 1) * g * C / 2
+        hops = 2 * (n - 1) if ar else n - 1
+        # No W when the ring probe's times did not grow with the size (noise on a fast link).
+        t_book = hops * a + (hops / n * B * F * s_bytes / W if W > 0 else 0) + (n - 1) / n * B * F * g
+        if not close(t_book, ce["t_comm_book_s"], 1e-9):
+            fail(f"t_comm_book_s {ce['t_comm_book_s']} != {t_book}")
+        bw = (n - 1) * s_bytes * C / W if W > 0 else 0
+        if ar:
+            d_book = bw + n * (n - 1) * a * C / (B * F) + (n - 1) * g * C / 2
         else:
-            d_peak = (n - 1) * s_bytes * C / (2 * W) + n * (n - 1) * a * C / (2 * B * F) + (n - 1) * g * C / 2
-        if cr["D_peak"] is None or not close(d_peak, cr["D_peak"], 1e-9):
-            fail(f"D_peak {cr['D_peak']} != {d_peak} from the ceilings")
-    if cr["D_empirical"] is not None and cr["D_predicted"] is not None:
-        rel = (cr["D_predicted"] - cr["D_empirical"]) / cr["D_empirical"]
-        if not close(rel, cr["rel_error"], 1e-9):
-            fail(f"rel_error {cr['rel_error']} != {rel}")
+            d_book = bw / 2 + n * (n - 1) * a * C / (2 * B * F) + (n - 1) * g * C / 2
+        b = cr["budget"]
+        if cr["D_empirical"] is not None and W > 0:
+            if b is None:
+                fail("a bracketed crossing and a link W without an error budget")
+            if not close(d_book, b["D_book_peak"], 1e-9):
+                fail(f"budget.D_book_peak {b['D_book_peak']} != {d_book} from the ceilings")
+            if not close(b["comm_efficiency"], t_book / ce["t_comm_measured_s"], 1e-9):
+                fail(f"budget.comm_efficiency {b['comm_efficiency']}")
+            if not close(b["compute_efficiency"], b["C_at_D_empirical"] / C, 1e-9):
+                fail(f"budget.compute_efficiency {b['compute_efficiency']}")
+            back = b["D_book_peak"] * b["compute_efficiency"] / b["comm_efficiency"] * b["residual"]
+            if not close(back, cr["D_empirical"], 1e-9):
+                fail(f"the budget's factors give {back}, not D_empirical {cr['D_empirical']}")
+    for key, err in (("D_predicted", "rel_error"), ("D_book", "book_rel_error")):
+        if cr["D_empirical"] is not None and cr[key] is not None:
+            rel = (cr[key] - cr["D_empirical"]) / cr["D_empirical"]
+            if not close(rel, cr[err], 1e-9):
+                fail(f"{err} {cr[err]} != {rel}")
     if len(sys.argv) > 2:
         with open(sys.argv[2]) as f:
             rows = list(csv.DictReader(f))
@@ -162,7 +216,8 @@ def main():
     k = st.get("overlap", 1)
     if k > 1 and f"overlap in {k} chunks" not in doc["summary"]:
         fail("--overlap but the summary does not speak of it")
-    print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']}, D_peak = {cr['D_peak']}"
+    print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']} {cr['D_empirical_ci']}, "
+          f"D_predicted = {cr['D_predicted']}, D_book = {cr['D_book']}"
           + (f", overlap in {k} chunks" if k > 1 else "") + ")")
 
 

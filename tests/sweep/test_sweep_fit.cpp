@@ -1,12 +1,12 @@
 // Unit tests of the sweep's pure parts: sharding along D, the empirical
-// crossover fit, interpolation, the link fit and the predictions.
+// crossover and its edge cases, its bootstrap interval, interpolation and
+// the predictions.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "model/roofline.h"
-#include "sweep/ceilings.h"
 #include "sweep/check.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
@@ -54,42 +54,187 @@ TEST(EmpiricalCrossover, FindsAKnownCrossingExactlyForPowerLaws) {
   const auto c = empirical_crossover(D, tm, tc);
   ASSERT_TRUE(c.D.has_value());
   EXPECT_NEAR(*c.D, 100.0, 1e-9);
-  EXPECT_EQ(c.sign_changes, 1);
+  EXPECT_EQ(c.kind, CrossingKind::Bracketed);
+  EXPECT_EQ(c.sign_changes(), 1);
   EXPECT_EQ(c.lower, 2u);  // between 64 and 128
+  EXPECT_EQ(c.extend(), "");
 }
 
-TEST(EmpiricalCrossover, NotBracketedSaysWhichWayToExtend) {
+// The edge cases, each with what the points say.
+TEST(EmpiricalCrossover, EveryPointOnOneSideSaysWhichWayToExtend) {
   const std::vector<double> D = {16, 32, 64};
   const auto tm = linear_math(D, 1e6);
   const auto up = empirical_crossover(D, tm, std::vector<double>(3, 1.0));
   EXPECT_FALSE(up.D.has_value());
-  EXPECT_EQ(up.extend, "up");
+  EXPECT_EQ(up.kind, CrossingKind::AboveRange);
+  EXPECT_EQ(up.extend(), "up");
   const auto down = empirical_crossover(D, tm, std::vector<double>(3, 1e-9));
   EXPECT_FALSE(down.D.has_value());
-  EXPECT_EQ(down.extend, "down");
+  EXPECT_EQ(down.kind, CrossingKind::BelowRange);
+  EXPECT_EQ(down.extend(), "down");
 }
 
-TEST(EmpiricalCrossover, SinglePointIsNeverBracketed) {
+TEST(EmpiricalCrossover, ASinglePointOrNoneIsNeverBracketed) {
   const auto c = empirical_crossover({64}, {1e-3}, {2e-3});
   EXPECT_FALSE(c.D.has_value());
-  EXPECT_EQ(c.extend, "up");
+  EXPECT_EQ(c.kind, CrossingKind::AboveRange);
+  EXPECT_EQ(empirical_crossover({64}, {3e-3}, {2e-3}).kind, CrossingKind::BelowRange);
   const auto none = empirical_crossover({}, {}, {});
   EXPECT_FALSE(none.D.has_value());
+  EXPECT_EQ(none.kind, CrossingKind::NoPoints);
+  EXPECT_EQ(none.extend(), "");
 }
 
-TEST(EmpiricalCrossover, NoisyPointsTakeTheFirstUpwardCrossingAndCountTheOthers) {
+TEST(EmpiricalCrossover, CrossingOnlyDownwardIsNotACrossover) {
+  // Compute-bound at 16 and 32, communication-bound above: T_comm grew with D.
+  const std::vector<double> D = {16, 32, 64, 128};
+  const auto c = empirical_crossover(D, {2, 2, 2, 2}, {1, 1.5, 3, 4});
+  EXPECT_FALSE(c.D.has_value());
+  EXPECT_EQ(c.kind, CrossingKind::OnlyDownward);
+  EXPECT_EQ(c.extend(), "");  // neither way helps
+  ASSERT_EQ(c.sign_changes(), 1);
+  EXPECT_FALSE(c.crossings[0].upward);
+  // r = log(T_math/T_comm): log(4/3) at 32, log(2/3) at 64, log(2) apart, so
+  // the crossing is log(4/3)/log(2) of the way in log D: 32 * 4/3.
+  EXPECT_NEAR(c.crossings[0].D, 32 * 4 / 3.0, 1e-9);
+  EXPECT_EQ(c.crossings[0].D_below, 32);
+  EXPECT_EQ(c.crossings[0].D_above, 64);
+}
+
+TEST(EmpiricalCrossover, EqualTimesEverywhereAreTied) {
+  const std::vector<double> D = {16, 32, 64};
+  const std::vector<double> t = {1e-3, 1e-3, 1e-3};
+  const auto c = empirical_crossover(D, t, t);
+  EXPECT_EQ(c.kind, CrossingKind::Tied);
+  EXPECT_FALSE(c.D.has_value());
+  EXPECT_EQ(c.extend(), "");
+  // The same times at every D but T_math below T_comm: every point is
+  // communication-bound, D* above.
+  EXPECT_EQ(empirical_crossover(D, t, {2e-3, 2e-3, 2e-3}).kind, CrossingKind::AboveRange);
+}
+
+TEST(EmpiricalCrossover, SeveralCrossingsTakeTheFirstUpwardOneAndListEvery) {
   const std::vector<double> D = {16, 32, 64, 128, 256, 512, 1024};
-  // Crosses near 48, dips back under at 256 (noise), then stays above.
+  // Crosses up near 48, back down before 256 (noise), then up again.
   const std::vector<double> tm = {0.2, 0.6, 1.3, 2.1, 0.9, 5.0, 9.0};
   const std::vector<double> tc = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
   const auto c = empirical_crossover(D, tm, tc);
   ASSERT_TRUE(c.D.has_value());
+  EXPECT_EQ(c.kind, CrossingKind::Bracketed);
   EXPECT_GT(*c.D, 32);
   EXPECT_LT(*c.D, 64);
-  EXPECT_EQ(c.sign_changes, 3);
+  ASSERT_EQ(c.sign_changes(), 3);
+  EXPECT_TRUE(c.crossings[0].upward);
+  EXPECT_FALSE(c.crossings[1].upward);
+  EXPECT_TRUE(c.crossings[2].upward);
   // The interpolated point lies on the log-log chord between its neighbours.
   const double r0 = std::log(0.6), r1 = std::log(1.3);
   EXPECT_NEAR(std::log(*c.D), std::log(32.0) + r0 / (r0 - r1) * std::log(2.0), 1e-12);
+}
+
+TEST(EmpiricalCrossover, StartingComputeBoundThenCrossingUpReportsTheUpwardCrossing) {
+  const std::vector<double> D = {16, 32, 64, 128};
+  const auto c = empirical_crossover(D, {2, 0.5, 0.8, 3}, {1, 1, 1, 1});
+  ASSERT_TRUE(c.D.has_value());
+  EXPECT_GT(*c.D, 64);
+  EXPECT_LT(*c.D, 128);
+  ASSERT_EQ(c.sign_changes(), 2);
+  EXPECT_FALSE(c.crossings[0].upward);
+  EXPECT_EQ(c.lower, 2u);
+}
+
+// Samples whose medians cross exactly at D = 100 between 64 and 128.
+BracketSamples samples_crossing_at_100(double spread) {
+  BracketSamples s;
+  s.D_low = 64;
+  s.D_high = 128;
+  const std::vector<double> jitter = {1 - spread, 1, 1 + spread, 1 - spread / 2, 1 + spread / 2};
+  for (double j : jitter) {
+    s.t_math_low.push_back(64e-6 * j);
+    s.t_comm_low.push_back(100e-6 * j);
+    s.t_math_high.push_back(128e-6 * j);
+    s.t_comm_high.push_back(100e-6 / j);
+  }
+  return s;
+}
+
+TEST(CrossingInterval, IdenticalSamplesGiveAPointAndNoiseAnIntervalAroundIt) {
+  const auto exact = crossing_interval(samples_crossing_at_100(0), 0.95, 500, 1);
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_NEAR(exact->low, 100, 1e-9);
+  EXPECT_NEAR(exact->high, 100, 1e-9);
+  const auto noisy = crossing_interval(samples_crossing_at_100(0.2), 0.95, 2000, 1);
+  ASSERT_TRUE(noisy.has_value());
+  EXPECT_LT(noisy->low, 100);
+  EXPECT_GT(noisy->high, 100);
+  EXPECT_TRUE(noisy->bounded());
+  EXPECT_FALSE(noisy->within(100, 0.01));
+  // Wider noise, a wider interval; the same seed, the same interval.
+  const auto wider = crossing_interval(samples_crossing_at_100(0.4), 0.95, 2000, 1);
+  EXPECT_GT(wider->high / wider->low, noisy->high / noisy->low);
+  const auto again = crossing_interval(samples_crossing_at_100(0.2), 0.95, 2000, 1);
+  EXPECT_EQ(again->low, noisy->low);
+  EXPECT_EQ(again->high, noisy->high);
+}
+
+// Two measurements at the lower point: 5 iterations, then 15 (as --D auto
+// takes them). When their T_comm agree the interval stays narrow; when the
+// second took 1.5x as long (a link in another state), the replicates draw
+// the three measurements' T_comm (these two and the upper point's) in
+// different mixes, and the interval widens to show that they disagree.
+TEST(CrossingInterval, MeasurementsThatDisagreeWidenIt) {
+  const auto two_measurements = [](double second) {
+    BracketSamples s = samples_crossing_at_100(0.05);
+    const std::vector<double> tm = s.t_math_low, tc = s.t_comm_low;
+    for (int k = 0; k < 3; ++k)
+      for (std::size_t i = 0; i < tm.size(); ++i) {
+        s.t_math_low.push_back(tm[i]);
+        s.t_comm_low.push_back(tc[i] * second);
+      }
+    s.windows_low = {5, 15};
+    return s;
+  };
+  const auto width = [](const BracketSamples& s) {
+    const auto i = crossing_interval(s, 0.95, 2000, 3);
+    return i->high / i->low;
+  };
+  EXPECT_GT(width(two_measurements(1.5)), 1.2 * width(two_measurements(1.0)));
+  // Counts that do not add up to the samples: one measurement.
+  BracketSamples odd = two_measurements(1.0);
+  odd.windows_low = {5, 14};
+  EXPECT_TRUE(crossing_interval(odd, 0.95, 2000, 3).has_value());
+}
+
+// T_comm does not depend on D: when it changed between the two points'
+// measurements (130 us at the upper one, 100 at the lower), the replicates'
+// T_comm level is drawn from both, and the interval widens.
+TEST(CrossingInterval, ATCommThatChangedBetweenThePointsWidensIt) {
+  const auto width = [](const BracketSamples& s) {
+    const auto i = crossing_interval(s, 0.95, 2000, 5);
+    return i->high / i->low;
+  };
+  BracketSamples changed = samples_crossing_at_100(0.05);
+  for (double& t : changed.t_comm_high) t *= 1.3;
+  EXPECT_GT(width(changed), 1.2 * width(samples_crossing_at_100(0.05)));
+}
+
+TEST(CrossingInterval, ReplicatesThatDoNotCrossMakeItUnbounded) {
+  // At the upper point T_math is 0.5 or 3 against T_comm = 2: about half
+  // the replicates' medians fall below the lower point's ratio, a line
+  // that never rises to a crossing, so the upper side is open.
+  BracketSamples s;
+  s.D_low = 64;
+  s.D_high = 128;
+  s.t_math_low = {1, 1, 1, 1};
+  s.t_comm_low = {2, 2, 2, 2};
+  s.t_math_high = {0.5, 3, 0.5, 3, 0.5};
+  s.t_comm_high = {2, 2, 2, 2, 2};
+  const auto i = crossing_interval(s, 0.95, 2000, 7);
+  ASSERT_TRUE(i.has_value());
+  EXPECT_FALSE(i->bounded());
+  EXPECT_TRUE(std::isinf(i->high));
+  EXPECT_FALSE(i->within(128, 0.5));
+  EXPECT_FALSE(crossing_interval({}, 0.95, 100, 1).has_value());
 }
 
 TEST(Interpolation, LogLogIsExactForPowerLawsAndClampsAtTheEnds) {
@@ -99,113 +244,6 @@ TEST(Interpolation, LogLogIsExactForPowerLawsAndClampsAtTheEnds) {
   EXPECT_DOUBLE_EQ(interpolate_loglog(x, y, 1), 1);
   EXPECT_DOUBLE_EQ(interpolate_loglog(x, y, 1e6), 100);
   EXPECT_DOUBLE_EQ(interpolate_loglog({5}, {7}, 100), 7);
-}
-
-TEST(LeastSquares, RecoversALineAndRefusesNegativeIntercepts) {
-  const std::vector<double> x = {1, 2, 4, 8};
-  std::vector<double> y;
-  for (double v : x) y.push_back(3e-6 + 2e-9 * v);
-  const auto fit = least_squares(x, y);
-  EXPECT_NEAR(fit.intercept, 3e-6, 1e-15);
-  EXPECT_NEAR(fit.slope, 2e-9, 1e-18);
-  EXPECT_NEAR(fit.r2, 1.0, 1e-12);
-  EXPECT_FALSE(fit.through_origin);
-  const auto forced = least_squares({1, 2, 3}, {0.5, 2.1, 3.3});  // free intercept < 0
-  EXPECT_TRUE(forced.through_origin);
-  EXPECT_DOUBLE_EQ(forced.intercept, 0);
-  EXPECT_GT(forced.slope, 0);
-}
-
-TEST(LeastSquares, ANegativeInterceptKeepsTheLineThroughTheCentroid) {
-  // Times with a constant head start (a shaped link's burst): T = (S - h)/W.
-  const std::vector<double> x = {2e6, 3e6, 4e6, 5e6, 6e6};
-  std::vector<double> y;
-  for (double v : x) y.push_back((v - 0.25e6) / 1e8);
-  const auto fit = least_squares(x, y);
-  EXPECT_TRUE(fit.through_origin);
-  EXPECT_DOUBLE_EQ(fit.intercept, 0);
-  // At the mean size the line gives the mean time, as the free fit would
-  // (the least-squares line through the origin, slope sum xy / sum x^2, is
-  // 0.7% high here).
-  EXPECT_NEAR((fit.intercept + fit.slope * 4e6) / ((4e6 - 0.25e6) / 1e8), 1.0, 1e-12);
-}
-
-TEST(LeastSquares, TimesThatDoNotGrowWithSizeStillGiveAPositiveSlopeThroughTheCentroid) {
-  // Noise above the bandwidth term: the free line falls with x.
-  const auto fit = least_squares({1e5, 2e5, 3e5}, {12e-6, 11e-6, 10e-6});
-  EXPECT_TRUE(fit.through_origin);
-  EXPECT_DOUBLE_EQ(fit.intercept, 0);
-  EXPECT_NEAR(fit.slope, 11e-6 / 2e5, 1e-18);
-  const auto link = link_from_line(fit, model::Collective::AllReduce, 2, 4, 0);
-  EXPECT_GT(link.W_bytes_per_s, 0);
-}
-
-TEST(FitSizes, AreCentredOnTheModelsSize) {
-  for (const std::uint64_t S : {std::uint64_t{4} << 20, std::uint64_t{1000} * 4, std::uint64_t{3} * 1024 * 1024 * 2}) {
-    const auto sizes = fit_sizes(S, 4);
-    ASSERT_EQ(sizes.size(), 5u);
-    double mean = 0;
-    for (const auto b : sizes) {
-      EXPECT_EQ(b % 4, 0u);
-      mean += static_cast<double>(b) / 5;
-    }
-    EXPECT_NEAR(mean / static_cast<double>(S), 1.0, 1e-3);
-    EXPECT_EQ(sizes[2], S);
-  }
-  EXPECT_EQ(fit_sizes(4, 4), std::vector<std::uint64_t>{4});  // one element: nothing smaller to time
-}
-
-TEST(FitSizes, GiveTheTimeAtTheCentreForCurvedTimings) {
-  // A transport whose time per byte grows with the size (T = k S^1.4, as a
-  // shaped TCP link whose queue delays the acknowledgements) and one whose
-  // small sizes are cheap (a burst's head start): the model uses the line at
-  // S alone, which must stay close to T(S).
-  const double S = 4.0 * (1 << 20);
-  const auto line_at_S = [&](const std::vector<std::uint64_t>& sizes, auto T) {
-    std::vector<double> x, y;
-    for (const auto b : sizes) {
-      x.push_back(static_cast<double>(b));
-      y.push_back(T(static_cast<double>(b)));
-    }
-    const auto fit = least_squares(x, y);
-    return (fit.intercept + fit.slope * S) / T(S);
-  };
-  const auto convex = [](double b) { return 1e-9 * std::pow(b, 1.4); };
-  const auto burst = [](double b) { return std::max(b - 0.25 * (1 << 20), 0.0) / 3e7; };
-  // Only the curvature over S/2..3S/2 remains: the mean of S^1.4 there is 3.6% high.
-  EXPECT_NEAR(line_at_S(fit_sizes(static_cast<std::uint64_t>(S), 4), convex), 1.0, 0.04);
-  EXPECT_NEAR(line_at_S(fit_sizes(static_cast<std::uint64_t>(S), 4), burst), 1.0, 1e-9);
-  // The former sizes S/8..2S gave 1.22 here: T_comm, and so D*, 22% high.
-  const std::vector<std::uint64_t> wide = {1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23};
-  EXPECT_GT(line_at_S(wide, convex), 1.08);
-}
-
-TEST(LinkFit, InvertsTheRingModel) {
-  for (const auto coll : {model::Collective::AllReduce, model::Collective::ReduceScatter}) {
-    for (int n : {2, 3, 8}) {
-      model::Shape shape;
-      shape.ranks = n;
-      shape.bytes_per_elem = 4;
-      shape.collective = coll;
-      model::Ceilings truth;
-      truth.link_bytes_per_s = 5e9;
-      truth.latency_s = 2e-6;
-      truth.reduce_s_per_elem = 0.3e-9;
-      // Times of the model at several sizes, then the inverse.
-      std::vector<double> S, T;
-      for (double bytes : {1e5, 1e6, 4e6}) {
-        shape.B = bytes / 4;
-        shape.F = 1;
-        S.push_back(bytes);
-        T.push_back(model::t_comm(shape, truth));
-      }
-      const auto link = link_from_line(least_squares(S, T), coll, n, 4, truth.reduce_s_per_elem);
-      EXPECT_NEAR(link.W_bytes_per_s / truth.link_bytes_per_s, 1.0, 1e-9);
-      EXPECT_NEAR(link.alpha_s / truth.latency_s, 1.0, 1e-6);
-      EXPECT_TRUE(link.reduction_separated);
-      EXPECT_LT(link.W_effective_bytes_per_s, link.W_bytes_per_s);
-    }
-  }
 }
 
 TEST(PredictedCrossover, ConstantRateMatchesTheClosedForm) {
@@ -237,6 +275,17 @@ TEST(PredictedCrossover, RateThatGrowsWithDIsSolvedSelfConsistently) {
   EXPECT_FALSE(p->extrapolated);
 }
 
+TEST(PredictedCrossover, BelowTheRangeExtrapolatesWithTheFirstRate) {
+  model::Shape shape{1024, 1024, 2, 4, model::Collective::AllReduce};
+  model::Ceilings link;
+  link.link_bytes_per_s = 1e12;  // very fast link: D* = 4*C/W far below the range
+  const auto p = predicted_crossover({256, 512}, {1e9, 2e9}, shape, link);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_TRUE(p->extrapolated);
+  EXPECT_DOUBLE_EQ(p->C_at_D, 1e9);
+  EXPECT_NEAR(p->D, 4 * 1e9 / 1e12, 1e-12);
+}
+
 TEST(PredictedCrossover, OutsideTheRangeExtrapolatesWithTheEndRate) {
   model::Shape shape{1024, 1024, 2, 4, model::Collective::AllReduce};
   model::Ceilings link;
@@ -246,19 +295,6 @@ TEST(PredictedCrossover, OutsideTheRangeExtrapolatesWithTheEndRate) {
   EXPECT_TRUE(p->extrapolated);
   EXPECT_NEAR(p->D, 4 * 2e9 / 1e6, 1e-6);
   EXPECT_FALSE(predicted_crossover({}, {}, shape, link).has_value());
-}
-
-TEST(RoofsCrossover, EqualsTheClosedFormWithoutAMemoryRoof) {
-  model::Shape shape{1024, 1024, 2, 4, model::Collective::AllReduce};
-  model::Ceilings c;
-  c.flops_per_s = 1e11;
-  c.link_bytes_per_s = 1e10;
-  const auto d = roofs_crossover(shape, c);
-  ASSERT_TRUE(d.has_value());
-  // ceil(D/N) makes T_math a staircase: agreement to one shard step.
-  EXPECT_NEAR(*d, model::d_star(shape, c), 2.0);
-  c.memory_bytes_per_s = 1e9;  // a slow memory pulls the crossover down
-  EXPECT_LT(*roofs_crossover(shape, c), *d);
 }
 
 TEST(CheckTolerance, GrowsWithTheInnerLengthAndTheDatatype) {

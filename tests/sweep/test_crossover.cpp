@@ -1,0 +1,349 @@
+// The crossover as a user reads it: the analysis of measured points (the
+// three D*s, the interval, the error budget) on a case worked out by hand,
+// the summary text for every shape the points can take, and the `--D auto`
+// search's choices.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "report/sweep_report.h"
+#include "sweep/analysis.h"
+#include "sweep/search.h"
+#include "timing/timing.h"
+
+namespace shardroof::sweep {
+namespace {
+
+constexpr double kS = 4.0 * 1024 * 1024;  // B = F = 1024 floats
+
+SweepPlan plan_2x1024() {
+  SweepPlan p;
+  p.B = 1024;
+  p.F = 1024;
+  return p;
+}
+
+// A point on 2 ranks whose every iteration took `tm` (T_math) and `tc` (T_comm).
+PointRecord point(std::uint64_t D, std::vector<double> tm, std::vector<double> tc) {
+  PointRecord p;
+  p.D = D;
+  p.shard_max = (D + 1) / 2;
+  std::vector<double> ts;
+  for (std::size_t i = 0; i < tm.size(); ++i) ts.push_back(tm[i] + tc[i % tc.size()]);
+  p.iterations = static_cast<int>(tm.size());
+  p.windows = {p.iterations};
+  p.t_math = summarize(std::move(tm));
+  p.t_comm = summarize(std::move(tc));
+  p.t_step = summarize(std::move(ts));
+  p.flops_per_s = 2.0 * 1024 * static_cast<double>(p.shard_max) * 1024 / p.t_math.median;
+  p.check.checked = true;
+  p.check.method = "full";
+  return p;
+}
+
+PointRecord steady(std::uint64_t D, double tm, double tc, int iters = 10) {
+  return point(D, std::vector<double>(static_cast<std::size_t>(iters), tm),
+               std::vector<double>(static_cast<std::size_t>(iters), tc));
+}
+
+// C_peak = 1e11 FLOP/s; the link (ring probe) W = 1e9 B/s, alpha = g = 0;
+// the collective at S measured at `t_comm` every time.
+RunCeilings ceilings(double t_comm) {
+  RunCeilings c;
+  c.peak_gemm.flops_per_s = 1e11;
+  c.link.W_bytes_per_s = 1e9;
+  c.link.source = "ring probe";
+  c.collective.bytes = static_cast<std::uint64_t>(kS);
+  c.collective.time = summarize(std::vector<double>(20, t_comm));
+  return c;
+}
+
+// By hand, 2 ranks, B = F = 1024 floats (S = 4 MiB):
+//  - the GEMM runs at C = 5e10 at every D: T_math = 2*1024*(D/2)*1024/5e10
+//    = D * 2.097152e-5 s; T_comm = 8.388608 ms. They cross at D = 400;
+//    points at 256 (5.369 ms, communication-bound) and 512 (10.737 ms).
+//  - calibrated: W_eff = 2(N-1)/N * S / T_comm = 4194304 / 8.388608e-3 = 5e8,
+//    D* = (N-1)*s*C/W_eff = 4*5e10/5e8 = 400: error 0.
+//  - book: W = 1e9: D* = 4*5e10/1e9 = 200: error -50%.
+//  - from C_peak: calibrated 4*1e11/5e8 = 800 = (N-1)*s*C_peak/W_eff with
+//    C_peak/W_eff = 200 FLOP/byte; book 4*1e11/1e9 = 400.
+//  - budget: T_comm_book = S/W = 4.194304 ms, comm = 4.194304/8.388608 = 0.5,
+//    compute = 5e10/1e11 = 0.5: 400 x 0.5 / 0.5 x residual 1.
+constexpr double kTcomm = 8.388608e-3;
+double t_math_at(double D) { return D * 2.097152e-5; }
+
+TEST(SweepAnalysis, ThreeCrossoversAndTheBudgetByHand) {
+  const std::vector<PointRecord> points = {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)};
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(kTcomm), points);
+  ASSERT_TRUE(a.empirical.D.has_value());
+  EXPECT_NEAR(*a.empirical.D, 400, 1e-9);
+  ASSERT_TRUE(a.interval.has_value());  // identical samples: the interval is the point
+  EXPECT_NEAR(a.interval->low, 400, 1e-9);
+  EXPECT_NEAR(a.interval->high, 400, 1e-9);
+  EXPECT_NEAR(a.W_eff_bytes_per_s, 5e8, 1e-3);
+  EXPECT_EQ(a.t_comm_samples, 20);  // the two points around D*
+  EXPECT_EQ(a.t_comm_run_samples, 40);
+  ASSERT_TRUE(a.predicted && a.book_predicted && a.rel_error && a.book_rel_error);
+  EXPECT_NEAR(a.predicted->D, 400, 1e-6);
+  EXPECT_NEAR(*a.rel_error, 0, 1e-9);
+  EXPECT_NEAR(a.book_predicted->D, 200, 1e-6);
+  EXPECT_NEAR(*a.book_rel_error, -0.5, 1e-9);
+  EXPECT_NEAR(*a.D_peak, 800, 1e-6);
+  EXPECT_NEAR(a.critical_intensity(), 200, 1e-9);
+  EXPECT_NEAR(*a.D_peak, (2 - 1) * 4 * a.critical_intensity(), 1e-9);
+  EXPECT_NEAR(a.t_comm_book_s, 4.194304e-3, 1e-15);
+  ASSERT_TRUE(a.budget.has_value());
+  EXPECT_NEAR(a.budget->D_book_peak, 400, 1e-9);
+  EXPECT_NEAR(a.budget->compute_efficiency, 0.5, 1e-9);
+  EXPECT_NEAR(a.budget->comm_efficiency, 0.5, 1e-9);
+  EXPECT_NEAR(a.budget->residual, 1.0, 1e-9);
+}
+
+// The collective's time jumps by 30% just above S (as a ring did between 4
+// and 5 MiB). A line fitted over S/2 .. 3S/2 passes through the mean of its
+// points: (0.5 + 0.75 + 1 + 1.3*1.25 + 1.3*1.5)/5 = 1.165 times the
+// T_comm(S) of a smooth T ~ S, 16.5% high. The calibrated model takes the
+// samples at S only: its T_comm at S is the measured one exactly, and so
+// is D_peak = N*C_peak*T_comm(S)/(2*B*F).
+TEST(SweepAnalysis, CalibrationIsTheTimeAtSEvenWhenTJumpsJustAboveS) {
+  const auto T = [](double bytes) { return bytes / 5e8 * (bytes > 1.05 * kS ? 1.3 : 1.0); };
+  double centred_mean = 0;
+  for (const double f : {0.5, 0.75, 1.0, 1.25, 1.5}) centred_mean += T(f * kS) / 5;
+  EXPECT_NEAR(centred_mean / T(kS), 1.165, 1e-12);
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(T(kS)), {});
+  EXPECT_DOUBLE_EQ(a.t_comm_measured_s, T(kS));
+  EXPECT_NEAR(model::t_comm(a.shape, a.calibrated) / T(kS), 1.0, 1e-12);
+  EXPECT_NEAR(*a.D_peak, 2 * 1e11 * T(kS) / (2 * 1024.0 * 1024.0), 1e-9);
+}
+
+TEST(SweepAnalysis, TheCalibrationTakesTheTwoPointsAroundTheCrossing) {
+  // 20 samples of 1 ms before the points, then 10 of 3 ms at each of two
+  // points that bracket the crossing and 10 of 4 ms at a third: the
+  // calibration takes the 20 of 3 ms; over the run's 50 samples the median
+  // is 3 ms too (20 of 1, 20 of 3, 10 of 4), and the points' medians span 3 .. 4.
+  const std::vector<PointRecord> points = {steady(64, 1e-3, 3e-3), steady(128, 5e-3, 3e-3),
+                                           steady(256, 10e-3, 4e-3)};
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(1e-3), points);
+  EXPECT_EQ(a.t_comm_samples, 20);
+  EXPECT_DOUBLE_EQ(a.t_comm_measured_s, 3e-3);
+  EXPECT_EQ(a.t_comm_run_samples, 50);
+  EXPECT_DOUBLE_EQ(a.t_comm_run_s, 3e-3);
+  EXPECT_DOUBLE_EQ(a.t_comm_points_min_s, 3e-3);
+  EXPECT_DOUBLE_EQ(a.t_comm_points_max_s, 4e-3);
+  // Without a crossing (every point communication-bound): every sample of
+  // the run, 20 of 1 ms and 10 of 3 ms: 1 ms.
+  const SweepAnalysis none = analyze(plan_2x1024(), 2, ceilings(1e-3), {steady(64, 1e-3, 3e-3)});
+  EXPECT_EQ(none.t_comm_samples, 30);
+  EXPECT_DOUBLE_EQ(none.t_comm_measured_s, 1e-3);
+}
+
+// A memory so slow that writing the B x F result alone takes longer than
+// T_comm: every D is memory-bound, D* = 0 with the memory roof, as `predict`
+// says for the same case (one function serves both).
+TEST(SweepAnalysis, TheMemoryRoofAgreesWithPredict) {
+  RunCeilings c = ceilings(kTcomm);
+  c.memory.triad_bytes_per_s = 1e8;  // 4 MiB / 1e8 = 41.9 ms > 8.4 ms
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, c, {});
+  ASSERT_TRUE(a.D_roofs.has_value());
+  EXPECT_EQ(*a.D_roofs, 0.0);
+  EXPECT_EQ(*a.D_roofs, model::d_star_with_memory(a.shape, a.calibrated));
+}
+
+// ---- the summary a user reads ----------------------------------------
+
+std::string summary(const std::vector<PointRecord>& points, int ranks = 2) {
+  const SweepPlan plan = plan_2x1024();
+  const RunCeilings c = ceilings(kTcomm);
+  return shardroof::sweep_summary_text(points, analyze(plan, ranks, c, points), c, plan);
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+TEST(SweepSummary, ABracketedCrossingWithItsIntervalPredictionsAndBudget) {
+  const std::string s = summary({steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
+  EXPECT_TRUE(has(s, "D* = 400 [400, 400] (95% interval); compute-bound above it.")) << s;
+  EXPECT_TRUE(has(s, "calibrated D* = 400 (error +0.0%)")) << s;
+  EXPECT_TRUE(has(s, "book D* = 200 (error -50.0%)")) << s;
+  EXPECT_TRUE(has(s, "from C_peak: calibrated D* = 800 (C_peak/W_eff = 200.0 FLOP/byte")) << s;
+  EXPECT_TRUE(has(s, "budget: D* = D*_book(C_peak) 400 x compute 0.50 / comm 0.50 x residual 1.00")) << s;
+  EXPECT_FALSE(has(s, "CAUTION")) << s;
+}
+
+TEST(SweepSummary, EveryPointCommunicationBoundSaysExtendUp) {
+  const std::string s = summary({steady(16, 1e-4, kTcomm), steady(32, 2e-4, kTcomm)});
+  EXPECT_TRUE(has(s, "every point is communication-bound (T_math < T_comm from D = 16 to 32), so D* lies above 32: "
+                     "extend D up")) << s;
+}
+
+TEST(SweepSummary, EveryPointComputeBoundSaysExtendDown) {
+  const std::string s = summary({steady(1024, 0.03, kTcomm), steady(2048, 0.06, kTcomm)});
+  EXPECT_TRUE(has(s, "every point is compute-bound (T_math >= T_comm from D = 1024 to 2048), so D* lies below 1024: "
+                     "extend D down")) << s;
+}
+
+TEST(SweepSummary, ASinglePointSaysWhichSideD_StarIsOn) {
+  EXPECT_TRUE(has(summary({steady(64, 1e-4, kTcomm)}),
+                  "the only point (D = 64) is communication-bound, so D* lies above it"));
+  EXPECT_TRUE(
+      has(summary({steady(4096, 0.1, kTcomm)}), "the only point (D = 4096) is compute-bound, so D* lies below it"));
+}
+
+TEST(SweepSummary, CrossingOnlyDownwardIsNotCalledCommunicationBound) {
+  // Compute-bound at 16, communication-bound at 32 and 64: T_comm grew.
+  const std::string s = summary({steady(16, 2e-3, 1e-3), steady(32, 2e-3, 3e-3), steady(64, 2e-3, 4e-3)});
+  EXPECT_FALSE(has(s, "every point is communication-bound")) << s;
+  EXPECT_TRUE(has(s, "no crossover located: T_math and T_comm cross only downward (down at 24.8)")) << s;
+  EXPECT_TRUE(has(s, "the opposite of the roofline")) << s;
+}
+
+TEST(SweepSummary, SeveralCrossingsAreAllNamed) {
+  // Up between 32 and 64, down between 128 and 256, up again between 256 and 512.
+  const std::string s = summary({steady(16, 0.2e-3, 1e-3), steady(32, 0.6e-3, 1e-3), steady(64, 1.3e-3, 1e-3),
+                                 steady(128, 2.1e-3, 1e-3), steady(256, 0.9e-3, 1e-3), steady(512, 5e-3, 1e-3)});
+  EXPECT_TRUE(has(s, "D* = 50.6")) << s;
+  EXPECT_TRUE(has(s, "CAUTION: T_math and T_comm cross 3 times (up at 50.6, down at 235, up at 267): D* is the first "
+                     "upward crossing")) << s;
+}
+
+TEST(SweepSummary, TiedTimesAndNoPoints) {
+  EXPECT_TRUE(has(summary({steady(64, 1e-3, 1e-3), steady(128, 1e-3, 1e-3)}),
+                  "T_math equals T_comm at every point (2 points): neither side to extend"));
+  EXPECT_TRUE(has(summary({}), "no point was measured"));
+  EXPECT_TRUE(has(summary({steady(64, 1e-3, 0)}, 1), "one rank: there is no communication"));
+}
+
+// ---- the --D auto search ----------------------------------------------
+
+SearchPlan search_plan() {
+  SearchPlan p;
+  p.D_start = 128;
+  p.D_max = 1 << 20;
+  p.timing = {2, 10};
+  p.budget_s = 40;
+  return p;
+}
+
+SearchStep next_step(const CrossoverSearch& s, const std::vector<PointRecord>& points, double elapsed = 1) {
+  return s.next(points, analyze(plan_2x1024(), 2, ceilings(kTcomm), points), elapsed);
+}
+
+// Noisy samples whose medians are tm and tc (+-20% around them).
+PointRecord noisy(std::uint64_t D, double tm, double tc, int iters = 10) {
+  std::vector<double> a, b;
+  for (int i = 0; i < iters; ++i) {
+    const double j = 1 + 0.2 * ((i % 5) - 2) / 2;
+    a.push_back(tm * j);
+    b.push_back(tc / j);
+  }
+  return point(D, a, b);
+}
+
+TEST(CrossoverSearch, StartsAtItsStartAndBracketsByFactorsOfTwo) {
+  const CrossoverSearch s(search_plan());
+  const SearchStep first = next_step(s, {});
+  EXPECT_EQ(first.stop, SearchStop::None);
+  EXPECT_EQ(first.D, 128u);
+  EXPECT_EQ(first.iters, 10);
+  EXPECT_EQ(next_step(s, {steady(128, 1e-3, kTcomm)}).D, 256u);   // communication-bound: up
+  EXPECT_EQ(next_step(s, {steady(128, 0.03, kTcomm)}).D, 64u);    // compute-bound: down
+}
+
+TEST(CrossoverSearch, BisectsAWideBracketInLogD) {
+  const CrossoverSearch s(search_plan());
+  const SearchStep step = next_step(s, {noisy(64, 0.6 * kTcomm, kTcomm), noisy(128, 1.2 * kTcomm, kTcomm)});
+  EXPECT_EQ(step.stop, SearchStop::None);
+  EXPECT_EQ(step.D, 91u);  // sqrt(64 * 128) = 90.5
+  EXPECT_EQ(step.why, "bisect");
+}
+
+TEST(CrossoverSearch, ANarrowBracketGetsMoreMeasurementsWhereThereAreFewer) {
+  // 91/76 = 1.197 < 1.1/0.9: no bisection; the noise leaves the interval wide.
+  const CrossoverSearch s(search_plan());
+  const SearchStep first = next_step(s, {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)});
+  EXPECT_EQ(first.D, 76u);  // a tie, neither measured by this search: the lower one
+  EXPECT_EQ(first.iters, 10);
+  EXPECT_EQ(first.why, "more iterations");
+  PointRecord twice = noisy(76, 0.8 * kTcomm, kTcomm);
+  merge_point(twice, noisy(76, 0.8 * kTcomm, kTcomm));
+  const SearchStep second = next_step(s, {twice, noisy(91, 1.1 * kTcomm, kTcomm)});
+  EXPECT_EQ(second.D, 91u);
+  EXPECT_EQ(second.iters, 10);
+}
+
+TEST(CrossoverSearch, StopsWhenTheIntervalIsWithinTheTargetAndThePairAsClose) {
+  const CrossoverSearch s(search_plan());
+  // Noise-free points: the interval is the point 400 itself; but 256 and 512
+  // are too far apart to trust the interpolation, so it bisects first.
+  const SearchStep wide = next_step(s, {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
+  EXPECT_EQ(wide.stop, SearchStop::None);
+  EXPECT_EQ(wide.D, 362u);
+  // Close enough, but each measured once: measured again, in turn, with as
+  // many iterations as each has, until each has 3 measurements.
+  CrossoverSearch search(search_plan());
+  std::vector<PointRecord> pair = {steady(380, t_math_at(380), kTcomm), steady(420, t_math_at(420), kTcomm)};
+  search.record({SearchStop::None, 380, 10, "bisect"}, 0.01);
+  search.record({SearchStop::None, 420, 10, "bisect"}, 0.01);
+  const std::vector<std::pair<std::uint64_t, int>> expected = {{380, 10}, {420, 10}, {380, 20}, {420, 20}};
+  for (const auto& [D, iters] : expected) {
+    const SearchStep step = next_step(search, pair);
+    ASSERT_EQ(step.stop, SearchStop::None);
+    EXPECT_EQ(step.D, D);
+    EXPECT_EQ(step.iters, iters);
+    PointRecord& p = pair[D == 380 ? 0 : 1];
+    merge_point(p, steady(D, t_math_at(static_cast<double>(D)), kTcomm, iters));
+    search.record(step, 0.01);
+  }
+  EXPECT_EQ(pair[0].windows, (std::vector<int>{10, 10, 20}));
+  EXPECT_EQ(pair[0].iterations, 40);
+  EXPECT_EQ(next_step(search, pair).stop, SearchStop::Converged);
+}
+
+TEST(CrossoverSearch, OnATieTheLongerAgoMeasuredPointGoesFirst) {
+  CrossoverSearch s(search_plan());
+  const std::vector<PointRecord> pair = {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)};
+  s.record({SearchStop::None, 91, 10, "bisect"}, 0.01);
+  s.record({SearchStop::None, 76, 10, "bisect"}, 0.01);
+  EXPECT_EQ(next_step(s, pair).D, 91u);
+}
+
+TEST(CrossoverSearch, StartsNoMeasurementThatWouldEndPastTheBudget) {
+  CrossoverSearch s(search_plan());
+  const std::vector<PointRecord> points = {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)};
+  // The last measurement at 91 took 25 s (a loaded machine): the next would too.
+  s.record({SearchStop::None, 91, 10, "bisect"}, 25.0);
+  EXPECT_GT(s.estimate_s(points, 76, 10), 24.0);
+  EXPECT_EQ(next_step(s, points, 10).stop, SearchStop::None);
+  const SearchStep late = next_step(s, points, 20);
+  EXPECT_EQ(late.stop, SearchStop::Budget);
+  EXPECT_TRUE(late.why.find("the budget") != std::string::npos) << late.why;
+}
+
+TEST(CrossoverSearch, StopsAtTheEndsOfTheRange) {
+  SearchPlan p = search_plan();
+  p.D_max = 256;
+  const CrossoverSearch s(p);
+  EXPECT_EQ(next_step(s, {steady(128, 1e-4, kTcomm)}).D, 256u);
+  EXPECT_EQ(next_step(s, {steady(128, 1e-4, kTcomm), steady(256, 2e-4, kTcomm)}).stop, SearchStop::RangeEnd);
+  EXPECT_EQ(next_step(s, {steady(1, 0.1, kTcomm)}).stop, SearchStop::RangeEnd);
+}
+
+TEST(CrossoverSearch, ADownwardCrossingGetsMoreIterationsThenGivesUp) {
+  const CrossoverSearch s(search_plan());
+  const SearchStep more = next_step(s, {steady(64, 2e-3, 1e-3), steady(128, 2e-3, 3e-3)});
+  EXPECT_EQ(more.stop, SearchStop::None);
+  EXPECT_EQ(more.D, 64u);
+  EXPECT_EQ(next_step(s, {steady(64, 2e-3, 1e-3, 80), steady(128, 2e-3, 3e-3, 80)}).stop, SearchStop::NotLocated);
+}
+
+TEST(CrossoverSearch, StartsAtThePowerOfTwoNearestThePrediction) {
+  EXPECT_EQ(nearest_power_of_two(97.6, 1, 1 << 20), 128u);  // log2 97.6 = 6.61
+  EXPECT_EQ(nearest_power_of_two(90, 1, 1 << 20), 64u);     // log2 90 = 6.49
+  EXPECT_EQ(nearest_power_of_two(1e30, 1, 4096), 4096u);
+  EXPECT_EQ(nearest_power_of_two(0, 1, 4096), 1u);
+  EXPECT_EQ(nearest_power_of_two(std::nan(""), 1, 4096), 1u);
+}
+
+}  // namespace
+}  // namespace shardroof::sweep
