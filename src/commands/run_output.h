@@ -4,7 +4,7 @@
 // finish the trace, print where the files went and end with the exit status.
 //
 // A run goes:
-//   RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f.json, f.csv, f.trace});
+//   RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f.json, "", f.trace, false});
 //   out.begin_document({{"settings", ...}});        // collective
 //   trace::Recorder* rec = out.start_trace();       // collective; null without --trace
 //   for each step: measure; out.publish(done, total); if (out.stop_requested(done)) break;
@@ -16,8 +16,6 @@
 // Only the writing rank (rank 0) writes files and messages; every rank
 // calls every method, in the same order.
 #pragma once
-
-#include <mpi.h>
 
 #include <cstddef>
 #include <functional>
