@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof {
 
