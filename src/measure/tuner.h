@@ -27,8 +27,8 @@ namespace shardroof {
 // An implementation that took more than kPruneFactor times the best at
 // kPruneSizes sizes in a row is not measured at larger sizes (direct
 // AllReduce sends N-1 times the ring's bytes; its loss only grows). This
-// decides only what is measured, never which of the near-equal ones is
-// chosen: a loss of 4x is far outside any spread over passes measured here.
+// decides only what is measured, not which of the near-equal ones is
+// chosen.
 inline constexpr double kPruneFactor = 4.0;
 inline constexpr int kPruneSizes = 2;
 
