@@ -2,14 +2,59 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <limits>
 #include <tuple>
+
+#include "timing/timing.h"
 
 namespace shardroof {
 
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Quartile q (0..1) of sorted values, interpolated between neighbours.
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+double interquartile_range(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return quantile(values, 0.75) - quantile(values, 0.25);
+}
+
+// The interquartile mean of each pass of `samples`.
+std::vector<double> pass_means(const std::vector<double>& samples) {
+  std::vector<double> out;
+  for (const auto& [begin, end] : pass_bounds(samples.size()))
+    out.push_back(summarize({samples.begin() + static_cast<std::ptrdiff_t>(begin),
+                             samples.begin() + static_cast<std::ptrdiff_t>(end)})
+                      .iqm);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> pass_bounds(std::size_t iterations) {
+  const auto n_passes = static_cast<std::size_t>(std::floor(std::sqrt(static_cast<double>(iterations))));
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t p = 0; p < n_passes; ++p) out.emplace_back(p * iterations / n_passes, (p + 1) * iterations / n_passes);
+  return out;
+}
+
 std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records) {
-  std::map<std::tuple<int, std::uint64_t>, std::map<std::string, double>> sums;
-  for (const CollRecord& r : records) sums[{static_cast<int>(r.kind), r.bytes}][r.impl] += r.time.iqm;
+  using Key = std::tuple<int, std::uint64_t>;
+  std::map<Key, std::map<std::string, double>> sums;
+  std::map<Key, std::map<std::string, std::vector<std::vector<double>>>> placements;  // each record's pass means
+  for (const CollRecord& r : records) {
+    const Key key{static_cast<int>(r.kind), r.bytes};
+    sums[key][r.impl] += r.time.iqm;
+    placements[key][r.impl].push_back(pass_means(r.time.samples));
+  }
   std::vector<SizeRanking> out;
   for (auto& [key, per_impl] : sums) {
     SizeRanking s;
@@ -17,9 +62,45 @@ std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records) {
     s.bytes = std::get<1>(key);
     s.times.assign(per_impl.begin(), per_impl.end());
     std::stable_sort(s.times.begin(), s.times.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    // A pass's time: the sum over placements, as the size's time.
+    for (const auto& [impl, means] : placements[key]) {
+      std::vector<double> passes = means.front();
+      bool same = true;
+      for (const auto& m : means) same = same && m.size() == passes.size();
+      if (!same || passes.empty()) continue;
+      for (std::size_t i = 1; i < means.size(); ++i)
+        for (std::size_t p = 0; p < passes.size(); ++p) passes[p] += means[i][p];
+      s.passes[impl] = std::move(passes);
+    }
     out.push_back(std::move(s));
   }
   return out;
+}
+
+Loss loss_to_best(const SizeRanking& size, const std::string& impl) {
+  const auto mine = std::find_if(size.times.begin(), size.times.end(), [&](const auto& t) { return t.first == impl; });
+  if (mine == size.times.end() || size.times.empty()) return {kInfinity, 0};
+  const auto& best = size.times.front();
+  Loss out;
+  out.loss = mine->second > 0 && best.second > 0 ? std::log(mine->second / best.second) : 0;
+  const auto my_passes = size.passes.find(impl);
+  const auto best_passes = size.passes.find(best.first);
+  if (my_passes == size.passes.end() || best_passes == size.passes.end() ||
+      my_passes->second.size() != best_passes->second.size())
+    return out;
+  std::vector<double> losses;
+  for (std::size_t p = 0; p < my_passes->second.size(); ++p) {
+    const double t = my_passes->second[p];
+    const double b = best_passes->second[p];
+    if (t > 0 && b > 0) losses.push_back(std::log(t / b));
+  }
+  out.spread = interquartile_range(std::move(losses));
+  return out;
+}
+
+bool within_noise(const SizeRanking& size, const std::string& impl) {
+  const Loss l = loss_to_best(size, impl);
+  return l.loss <= l.spread;
 }
 
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings) {
@@ -34,26 +115,63 @@ bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& ra
 
 std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& rankings, int ranks) {
   std::vector<coll::TuningRule> rules;
-  for (std::size_t i = 0; i < rankings.size(); ++i) {
-    const SizeRanking& s = rankings[i];
-    coll::TuningRule r;
-    r.kind = s.kind;
-    r.ranks = ranks;
-    for (const auto& [impl, t] : s.times) {
-      r.order.push_back(impl);
-      if (impl != coll::kNativeImpl) break;
+  std::size_t first = 0;
+  while (first < rankings.size()) {
+    const SizeRanking& start = rankings[first];
+    // Each candidate (as fast as the best at the range's first size): how
+    // many sizes in a row it stays so, and its summed loss over them.
+    std::string chosen;
+    std::size_t reach = 0;
+    double chosen_loss = kInfinity;
+    for (const auto& [impl, t] : start.times) {
+      if (!within_noise(start, impl)) continue;
+      std::size_t end = first;
+      double loss = 0;
+      while (end < rankings.size() && rankings[end].kind == start.kind && within_noise(rankings[end], impl)) {
+        loss += loss_to_best(rankings[end], impl).loss;
+        ++end;
+      }
+      if (end > reach || (end == reach && loss < chosen_loss)) {
+        chosen = impl;
+        reach = end;
+        chosen_loss = loss;
+      }
     }
-    if (r.order.empty()) continue;
-    const bool last_of_kind = i + 1 == rankings.size() || rankings[i + 1].kind != s.kind;
+    if (chosen.empty()) {  // nothing measured at this size
+      ++first;
+      continue;
+    }
+    coll::TuningRule r;
+    r.kind = start.kind;
+    r.ranks = ranks;
+    r.order.push_back(chosen);
+    if (chosen == coll::kNativeImpl) {
+      // Where native is not available: the one of ours that lost least over the range.
+      std::string fallback;
+      double fallback_loss = kInfinity;
+      for (const auto& [impl, t] : start.times) {
+        if (impl == coll::kNativeImpl) continue;
+        double loss = 0;
+        for (std::size_t i = first; i < reach; ++i) loss += loss_to_best(rankings[i], impl).loss;
+        if (loss < fallback_loss) {
+          fallback = impl;
+          fallback_loss = loss;
+        }
+      }
+      if (!fallback.empty()) r.order.push_back(fallback);
+    }
+    const std::size_t last = reach - 1;
+    const bool last_of_kind = reach == rankings.size() || rankings[reach].kind != start.kind;
     r.max_bytes = last_of_kind ? coll::kNoUpperBound
-                               : static_cast<std::uint64_t>(std::sqrt(static_cast<double>(s.bytes) *
-                                                                      static_cast<double>(rankings[i + 1].bytes)));
+                               : static_cast<std::uint64_t>(std::sqrt(static_cast<double>(rankings[last].bytes) *
+                                                                      static_cast<double>(rankings[reach].bytes)));
     // The previous rule of this collective extends to here when it runs the same.
     if (!rules.empty() && rules.back().kind == r.kind && rules.back().order == r.order) {
       rules.back().max_bytes = r.max_bytes;
     } else {
       rules.push_back(std::move(r));
     }
+    first = reach;
   }
   return rules;
 }

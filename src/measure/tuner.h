@@ -1,9 +1,21 @@
 // `coll --tune-to`: from measurements of every implementation at every size to
 // a tuning table (collectives/tuning.h). Measuring is coll_runner's; these
 // are the plain decisions on its records, so they can be tested alone.
+//
+// Near-equal implementations trade places from run to run (on 2 ranks ring,
+// pairwise and direct make the same single exchange), so a table that takes
+// each size's winner follows the noise of the run that measured it. The
+// rules here take the noise from the run itself: the timed iterations of a
+// size are cut into passes, and an implementation counts as "as fast as the
+// best" at a size while its loss to the best is within the spread of that
+// loss over the passes. Sizes are then covered by as few ranges as
+// possible, each run by one implementation that was as fast as the best at
+// every size of its range: noise that swaps winners gives one range, a
+// crossover larger than the noise gives a switch.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,34 +26,64 @@ namespace shardroof {
 
 // An implementation that took more than kPruneFactor times the best at
 // kPruneSizes sizes in a row is not measured at larger sizes (direct
-// AllReduce sends N-1 times the ring's bytes; its loss only grows).
+// AllReduce sends N-1 times the ring's bytes; its loss only grows). This
+// decides only what is measured, not which of the near-equal ones is
+// chosen.
 inline constexpr double kPruneFactor = 4.0;
 inline constexpr int kPruneSizes = 2;
 
 // A size's time of each implementation: the sum of its out-of-place and
 // in-place interquartile means (auto serves both placements; TimeStats::iqm
-// says why not the median), fastest first.
+// says why not the median), fastest first; and the same sum over each pass
+// (a run of consecutive timed iterations; see pass_bounds), which the
+// noise is measured from.
 struct SizeRanking {
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
   std::uint64_t bytes = 0;
   std::vector<std::pair<std::string, double>> times;  // impl, seconds; fastest first
+  std::map<std::string, std::vector<double>> passes;  // impl -> seconds of each pass; empty: not known
 };
+
+// The passes of `iterations` timed iterations: floor(sqrt(n)) runs of
+// consecutive iterations, as equal as can be ([begin, end) each), so the
+// number of passes and their length grow alike (the batch-means rule).
+// The implementations of a size run interleaved, so their passes cover the
+// same stretch of time and the machine's drift reaches them alike.
+std::vector<std::pair<std::size_t, std::size_t>> pass_bounds(std::size_t iterations);
 
 // One ranking per (collective, size) among `records` (coll_runner's, every
 // implementation side by side), in increasing size.
 std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records);
+
+// How much slower `impl` was than the best at `size`, log(time / best time),
+// and how much that loss spreads over the passes: the interquartile range
+// of log(pass time / best's pass time), 0 when the passes are not known.
+// loss: +infinity when `impl` was not measured at this size.
+struct Loss {
+  double loss = 0;
+  double spread = 0;
+};
+Loss loss_to_best(const SizeRanking& size, const std::string& impl);
+
+// Whether `impl` was as fast as the best at `size` within the measured
+// noise: its loss at most its spread over the passes.
+bool within_noise(const SizeRanking& size, const std::string& impl);
 
 // Whether `impl` is still worth measuring after `rankings` (of one
 // collective, in increasing size): false once it was slower than
 // kPruneFactor times the best at the last kPruneSizes sizes.
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings);
 
-// The rules for `ranks` ranks from `rankings`: a measured size's rule covers
-// the sizes up to the geometric mean of it and the next measured size (the
-// largest has no upper bound); its order lists the implementations fastest
-// first, up to and including the fastest of ours (what follows can never
-// be chosen where ours are all available). Neighbouring sizes with the same
-// order share one rule.
+// The rules for `ranks` ranks from `rankings` (of one collective, in
+// increasing size). From the smallest size on, each range takes the
+// implementation that stays within the noise of the best (within_noise)
+// over the most sizes in a row, the smallest summed loss breaking ties;
+// the next range starts where it stops (this covers the sizes with the
+// fewest ranges). A range ends at the geometric mean of its largest size
+// and the next measured size (the last has no upper bound). Its order is
+// the chosen implementation, and where that is native, then the one of
+// ours with the smallest summed loss over the range (what auto runs where
+// native is not available).
 std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& rankings, int ranks);
 
 }  // namespace shardroof

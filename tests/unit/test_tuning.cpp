@@ -3,6 +3,8 @@
 // tuner's decisions on measurements (ranking, pruning, rules).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -264,7 +266,7 @@ TEST(Tuner, RanksEachSizeByTheSumOfItsPlacements) {
 }
 
 SizeRanking ranking(std::uint64_t bytes, std::vector<std::pair<std::string, double>> times) {
-  return {CollectiveKind::AllReduce, bytes, std::move(times)};
+  return {CollectiveKind::AllReduce, bytes, std::move(times), {}};
 }
 
 TEST(Tuner, StopsMeasuringWhatLostByFarAtTwoSizesInARow) {
@@ -295,6 +297,107 @@ TEST(Tuner, RulesMeetHalfwayBetweenSizesAndMergeWhereTheChoiceIsTheSame) {
   EXPECT_EQ(rules[2].order, (std::vector<std::string>{"ring"}));
   EXPECT_EQ(rules[2].max_bytes, kNoUpperBound);
   EXPECT_EQ(rules[2].ranks, 3);
+}
+
+// Synthetic passes: `base` seconds times a factor per pass, ring's and
+// pairwise's factors out of step (their log ratio then spreads over the
+// passes with an interquartile range of 0.09, as measured ones do).
+std::vector<double> noisy_passes(double base, bool ring) {
+  const std::vector<double> ring_noise = {0.94, 1.00, 1.06, 0.97, 1.03};
+  const std::vector<double> pairwise_noise = {1.06, 0.97, 0.94, 1.03, 1.00};
+  std::vector<double> out;
+  for (const double f : ring ? ring_noise : pairwise_noise) out.push_back(base * f);
+  return out;
+}
+
+// One size of ring and pairwise at the given times (seconds), with passes.
+SizeRanking two_impls(std::uint64_t bytes, double ring, double pairwise) {
+  SizeRanking s = ranking(bytes, {{"ring", ring}, {"pairwise", pairwise}});
+  std::stable_sort(s.times.begin(), s.times.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  s.passes = {{"ring", noisy_passes(ring, true)}, {"pairwise", noisy_passes(pairwise, false)}};
+  return s;
+}
+
+TEST(Tuner, PassesAreSqrtOfTheIterationsAndCoverThemAll) {
+  EXPECT_TRUE(pass_bounds(0).empty());
+  EXPECT_EQ(pass_bounds(3), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 3}}));
+  EXPECT_EQ(pass_bounds(15), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 5}, {5, 10}, {10, 15}}));
+  const auto many = pass_bounds(500);
+  ASSERT_EQ(many.size(), 22u);
+  EXPECT_EQ(many.front().first, 0u);
+  EXPECT_EQ(many.back().second, 500u);
+  for (std::size_t p = 1; p < many.size(); ++p) EXPECT_EQ(many[p].first, many[p - 1].second);
+}
+
+TEST(Tuner, APassIsTheSumOfItsPlacementsInterquartileMeans) {
+  std::vector<CollRecord> records = {record(CollectiveKind::AllReduce, "ring", 8, false, 0),
+                                     record(CollectiveKind::AllReduce, "ring", 8, true, 0)};
+  // 9 iterations: 3 passes of 3; an interquartile mean of 3 is their mean.
+  records[0].time.samples = {1, 2, 3, 10, 10, 10, 4, 5, 6};
+  records[1].time.samples = {1, 1, 1, 2, 2, 2, 3, 3, 3};
+  const auto r = rank_sizes(records);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].passes.at("ring"), (std::vector<double>{3, 12, 8}));
+}
+
+TEST(Tuner, ALossCountsAsNoiseWhileWithinItsSpreadOverPasses) {
+  // ring's passes 1, 1.1, 0.9 against pairwise's 1, 1, 1: log losses spread
+  // over an interquartile range of about 0.1.
+  SizeRanking s = ranking(8, {{"pairwise", 1.0}, {"ring", 1.05}, {"direct", 1.5}});
+  s.passes = {{"pairwise", {1, 1, 1}}, {"ring", {1, 1.1, 0.9}}, {"direct", {1.5, 1.6, 1.4}}};
+  EXPECT_NEAR(loss_to_best(s, "ring").loss, std::log(1.05), 1e-12);
+  EXPECT_NEAR(loss_to_best(s, "ring").spread, (std::log(1.1) - std::log(0.9)) / 2, 1e-12);
+  EXPECT_TRUE(within_noise(s, "pairwise"));
+  EXPECT_TRUE(within_noise(s, "ring"));
+  EXPECT_FALSE(within_noise(s, "direct"));  // a log loss of 0.41 against a spread of 0.07
+  EXPECT_FALSE(within_noise(s, "native"));  // not measured
+  s.passes.clear();                         // no passes known: only the best is
+  EXPECT_FALSE(within_noise(s, "ring"));
+}
+
+TEST(Tuner, NoisyAlternationBetweenNearEqualImplementationsGivesOneRange) {
+  // The winner swaps at every size by 3%, within the passes' spread of 9%.
+  std::vector<SizeRanking> r;
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    const double t = static_cast<double>(1u << i);
+    r.push_back(i % 2 ? two_impls(8u << i, 1.03 * t, t) : two_impls(8u << i, t, 1.03 * t));
+  }
+  const auto rules = tuning_rules(r, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(rules[0].max_bytes, kNoUpperBound);
+  // Without the passes each size's winner is taken: a rule per size.
+  for (auto& s : r) s.passes.clear();
+  EXPECT_EQ(tuning_rules(r, 2).size(), 10u);
+}
+
+TEST(Tuner, ACrossoverBeyondTheNoiseGivesASwitch) {
+  // ring 1.5x faster up to 512 B, pairwise 1.5x faster from 1 KiB, each
+  // with the same 3% alternation as above on top.
+  std::vector<SizeRanking> r;
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    const double t = static_cast<double>(1u << i);
+    const double jitter = i % 2 ? 1.03 : 1.0;
+    r.push_back(i < 7 ? two_impls(8u << i, t * jitter, 1.5 * t) : two_impls(8u << i, 1.5 * t, t * jitter));
+  }
+  const auto rules = tuning_rules(r, 2);
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(rules[0].max_bytes, 724u);  // sqrt(512 * 1024)
+  EXPECT_EQ(rules[1].order, (std::vector<std::string>{"pairwise"}));
+  EXPECT_EQ(rules[1].max_bytes, kNoUpperBound);
+}
+
+TEST(Tuner, ARangeRunByNativeFallsBackToTheOneOfOursThatLostLeast) {
+  std::vector<SizeRanking> r;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    SizeRanking s = ranking(8u << i, {{"native", 1}, {"direct", i == 0 ? 1.3 : 1.1}, {"ring", i == 0 ? 1.2 : 1.4}});
+    s.passes = {{"native", {1, 1, 1}}, {"direct", {1.2, 1.2, 1.2}}, {"ring", {1.3, 1.3, 1.3}}};
+    r.push_back(s);
+  }
+  const auto rules = tuning_rules(r, 4);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"native", "direct"}));  // summed log losses 0.55 against 1.19
 }
 
 }  // namespace
