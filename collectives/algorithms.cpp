@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "collectives/auto_collective.h"
 #include "collectives/direct.h"
 #include "collectives/error.h"
 #include "collectives/pairwise.h"
@@ -31,11 +32,6 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   return std::nullopt;
 }
 
-Algorithm AutoChoice::choose(CollectiveKind kind, std::size_t bytes, int nranks) const {
-  if (kind == CollectiveKind::AllReduce && bytes <= direct_max_bytes_all_reduce) return Algorithm::Direct;
-  return nranks <= pairwise_max_ranks ? Algorithm::Pairwise : Algorithm::Ring;
-}
-
 bool supports(Algorithm algorithm, CollectiveKind kind) {
   return algorithm != Algorithm::Direct || kind != CollectiveKind::AllGather;
 }
@@ -52,49 +48,41 @@ std::unique_ptr<Collective> make_ring(CollectiveKind kind, Transport& t, MemoryO
   return nullptr;
 }
 
-// Runs the algorithm AutoChoice picks for each call's size. Every candidate
-// is built up front and keeps its own scratch, so a timed call never
-// allocates after the first call of its size.
-class AutoCollective final : public Collective {
- public:
-  AutoCollective(CollectiveKind kind, Transport& t, MemoryOps& m, const RingOptions& o,
-                 const AutoChoice& choice)
-      : kind_(kind), nranks_(t.size()), choice_(choice) {
-    for (auto a : {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct})
-      if (supports(a, kind)) candidates_[static_cast<std::size_t>(a)] = make_collective(a, kind, t, m, o);
-  }
-  CollectiveKind kind() const override { return kind_; }
-  std::string algorithm() const override { return "auto:" + std::string(to_string(last_)); }
-  void run(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override {
-    last_ = choice_.choose(kind_, count * size_of(type), nranks_);
-    if (!candidates_[static_cast<std::size_t>(last_)]) last_ = Algorithm::Ring;
-    candidates_[static_cast<std::size_t>(last_)]->run(send, recv, count, type, op);
-  }
-
- private:
-  CollectiveKind kind_;
-  int nranks_;
-  AutoChoice choice_;
-  std::array<std::unique_ptr<Collective>, kAlgorithms.size()> candidates_;
-  Algorithm last_ = Algorithm::Ring;
-};
-
 }  // namespace
 
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
-                                            const RingOptions& options, const AutoChoice& choice) {
+                                            const RingOptions& options, const TuningTable& tuning) {
   if (!supports(algorithm, kind))
     throw InvalidArgument("the " + std::string(to_string(algorithm)) + " algorithm has no " +
                           std::string(to_string(kind)));
   switch (algorithm) {
     case Algorithm::Auto:
-      return std::make_unique<AutoCollective>(kind, transport, memory, options, choice);
+      return make_auto_collective(kind, transport, memory, options, tuning,
+                                  {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct});
     case Algorithm::Ring: return make_ring(kind, transport, memory, options);
     case Algorithm::Pairwise: return std::make_unique<PairwiseCollective>(kind, transport, memory, options);
     case Algorithm::Direct: return std::make_unique<DirectCollective>(kind, transport, memory, options);
   }
   return nullptr;
+}
+
+std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
+                                                 const RingOptions& options, const TuningTable& tuning,
+                                                 const std::vector<Algorithm>& algorithms, NativeFactory native) {
+  std::vector<std::string> available;
+  for (const Algorithm a : algorithms)
+    if (a != Algorithm::Auto && supports(a, kind)) available.emplace_back(to_string(a));
+  if (native) available.emplace_back(kNativeImpl);
+  auto make = [kind, &transport, &memory, native](std::string_view impl,
+                                                   const RingOptions& o) -> std::unique_ptr<Collective> {
+    if (impl == kNativeImpl) return native ? native() : nullptr;
+    const auto a = parse_algorithm(impl);
+    if (!a || *a == Algorithm::Auto) return nullptr;
+    return make_collective(*a, kind, transport, memory, o);
+  };
+  return std::make_unique<AutoCollective>(kind, transport.size(), tuning, std::move(available), std::move(make),
+                                          options);
 }
 
 }  // namespace shardroof::coll

@@ -10,20 +10,24 @@
 //   direct    one round in which every rank receives every contribution
 //             whole: the lowest latency for tiny messages (direct.h;
 //             AllReduce and ReduceScatter).
-//   auto      picks per call by message size and rank count (AutoChoice);
-//             algorithm() then names the last choice, e.g. "auto:direct".
+//   auto      picks per call by message size and rank count from a measured
+//             tuning table (auto_collective.h, tuning.h); algorithm() then
+//             names the last choice, e.g. "auto:direct".
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/ring_options.h"
 #include "collectives/transport.h"
+#include "collectives/tuning.h"
 
 namespace shardroof::coll {
 
@@ -32,27 +36,28 @@ enum class Algorithm { Auto, Ring, Pairwise, Direct };
 std::string_view to_string(Algorithm a);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 
-// What `auto` runs, by size S (bytes of the whole array) and rank count N;
-// the thresholds were measured on shared memory with
-// scripts/bench-collectives.sh.
-struct AutoChoice {
-  // AllReduce up to this size: direct (one round, whole vectors).
-  std::size_t direct_max_bytes_all_reduce = std::size_t{16} << 10;
-  // Up to this many ranks: pairwise; above: ring (N-1 messages in flight per
-  // rank and segment stop paying, and a real network is rarely a crossbar).
-  int pairwise_max_ranks = 8;
-
-  Algorithm choose(CollectiveKind kind, std::size_t bytes, int nranks) const;
-};
-
 // Whether `algorithm` implements `kind`.
 bool supports(Algorithm algorithm, CollectiveKind kind);
 
 // Builds our collective; throws InvalidArgument if the algorithm has no such
-// collective. transport and memory are borrowed and must outlive it.
+// collective. transport and memory are borrowed and must outlive it. `auto`
+// chooses among ring, pairwise and direct by `tuning` (an empty table: the
+// ring; see make_auto_collective for one that can also run the library's
+// own collective).
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
                                             const RingOptions& options = {},
-                                            const AutoChoice& choice = {});
+                                            const TuningTable& tuning = {});
+
+// The library's own collective of a kind, for `auto` to choose (may be empty).
+using NativeFactory = std::function<std::unique_ptr<Collective>()>;
+
+// `auto` over our `algorithms` (those of them that implement `kind`; Auto
+// itself is ignored) and, when `native` is given, the library's own
+// collective under the name "native", chosen among by `tuning`.
+std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
+                                                 const RingOptions& options, const TuningTable& tuning,
+                                                 const std::vector<Algorithm>& algorithms,
+                                                 NativeFactory native = {});
 
 }  // namespace shardroof::coll

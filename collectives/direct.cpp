@@ -72,10 +72,10 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
   auto* slots = static_cast<std::byte*>(s.slots.get(mem, static_cast<std::size_t>(n) * slot_bytes));
   const auto slot = [&](int r) { return slots + static_cast<std::size_t>(r) * slot_bytes; };
   const int tag = s.options.tag + 2;
-  for (int p = 1; p < n; ++p) {
-    const int src = (rank - p + n) % n;
-    s.recvs.push_back(t.irecv(slot(src), slot_bytes, src, tag));
-  }
+  // Sends first: a transport that copies on the receiving side inside
+  // whichever call matches a message (Open MPI's CMA over shared memory)
+  // would otherwise make a rank that arrives late copy its peers' data
+  // inside irecv before its own sends leave, and the peers wait that long.
   {
     TraceSpan span(tr, "send", "comm",
                    {{"bytes", (all_reduce ? count * static_cast<std::size_t>(peers) : count - mine) * es}, {"peers", peers}});
@@ -85,6 +85,10 @@ void DirectCollective::run(const void* send, void* recv, std::size_t count, Data
       if (len == 0) continue;  // that peer expects nothing
       s.sends.push_back(t.isend(all_reduce ? in : in + part.offset(dst) * es, len * es, dst, tag));
     }
+  }
+  for (int p = 1; p < n; ++p) {
+    const int src = (rank - p + n) % n;
+    s.recvs.push_back(t.irecv(slot(src), slot_bytes, src, tag));
   }
   // In place, the output overwrites this rank's contribution before the
   // rank-order reduction reaches it (unless it is one of the first two).

@@ -1,8 +1,8 @@
 // Direct (one-round) AllReduce and ReduceScatter for small messages.
 //
-// Algorithm: every rank posts all its receives, then sends to every other
-// rank at once what that rank needs: the whole input (AllReduce) or the
-// destination's block (ReduceScatter). When the N-1 messages are in, it
+// Algorithm: every rank sends to every other rank at once what that rank
+// needs: the whole input (AllReduce) or the destination's block
+// (ReduceScatter), then posts its receives. When the N-1 messages are in, it
 // reduces the N contributions in rank order 0, 1, ..., N-1, so every rank
 // computes bit-identical results. All messages of the collective are in
 // flight together: one latency instead of the ring's N-1 (ReduceScatter) or

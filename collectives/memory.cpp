@@ -1,11 +1,19 @@
 #include "collectives/memory.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <limits>
+#include <new>
 
 #include "collectives/half.h"
 #include "collectives/reduce_kernels.h"
+#include "collectives/segments.h"
 
 namespace shardroof::coll {
 
@@ -13,9 +21,39 @@ std::string_view to_string(MemorySpace space) {
   return space == MemorySpace::Host ? "host" : "device";
 }
 
-HostAllocation::HostAllocation(std::size_t bytes)
-    // Never a zero-sized array, so data() is a valid pointer even for 0 bytes.
-    : data_(new std::byte[bytes > 0 ? bytes : 1]), bytes_(bytes) {}
+std::size_t transparent_huge_page_bytes() {
+  static const std::size_t bytes = [] {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    std::size_t b = 0;
+    if (!(in >> b) || b == 0 || (b & (b - 1)) != 0) return std::size_t{0};
+    return b;
+  }();
+  return bytes;
+}
+
+namespace {
+std::size_t base_page_bytes() {
+  static const std::size_t bytes = [] {
+    const long b = sysconf(_SC_PAGESIZE);
+    return b > 0 ? static_cast<std::size_t>(b) : std::size_t{4096};
+  }();
+  return bytes;
+}
+}  // namespace
+
+HostAllocation::HostAllocation(std::size_t bytes) : bytes_(bytes), alignment_(alignof(std::max_align_t)) {
+  const std::size_t huge = transparent_huge_page_bytes();
+  // Never a zero-sized allocation, so data() is a valid pointer even for 0 bytes.
+  std::size_t reserved = bytes > 0 ? bytes : 1;
+  if (huge > 0 && bytes > base_page_bytes() && bytes <= std::numeric_limits<std::size_t>::max() - huge) {
+    alignment_ = huge;
+    reserved = (bytes + huge - 1) / huge * huge;
+  }
+  data_ = static_cast<std::byte*>(::operator new(reserved, std::align_val_t{alignment_}));
+  if (alignment_ == huge) madvise(data_, reserved, MADV_HUGEPAGE);  // advice only: failure is harmless
+}
+
+HostAllocation::~HostAllocation() { ::operator delete(data_, std::align_val_t{alignment_}); }
 
 std::unique_ptr<Allocation> HostMemoryOps::allocate(std::size_t bytes) {
   return std::make_unique<HostAllocation>(bytes);
@@ -29,6 +67,8 @@ void HostMemoryOps::reduce(void* dst, const void* a, const void* b, std::size_t 
                            DataType type, ReduceOp op) {
   host_reduce(dst, a, b, count, type, op);
 }
+
+std::size_t HostMemoryOps::max_segment_bytes() const { return host_segment_cap_bytes(); }
 
 void HostMemoryOps::divide(void* buf, std::size_t count, DataType type, int divisor) {
   host_divide(buf, count, type, divisor);

@@ -7,6 +7,7 @@
 
 #include "collectives/blocks.h"
 #include "collectives/ring_detail.h"
+#include "collectives/segments.h"
 #include "collectives/wait.h"
 
 namespace shardroof::coll {
@@ -37,7 +38,7 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   const int rank = t.rank();
   const std::size_t es = size_of(type);
   const BlockPartition part(count, n);
-  const std::size_t seg = std::max<std::size_t>(1, s.options.segment_bytes / es);
+  const std::size_t seg = segment_elements(part.max_size(), es, s.options.segment_bytes, mem.max_segment_bytes());
   const auto nseg = [&](int b) { return (part.size(b) + seg - 1) / seg; };
   const auto seg_len = [&](int b, std::size_t j) { return std::min(seg, part.size(b) - j * seg); };
   const int tag_rs = s.options.tag + 4;

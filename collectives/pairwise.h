@@ -22,7 +22,7 @@
 //   AllReduce:     T = 2 alpha + 2(N-1)/N * S * beta + (N-1)/N * S * g
 // Extra memory: 2N receive segments, O(N * segment). Each rank has N-1
 // messages in flight per segment: meant for a moderate number of ranks
-// (AutoChoice::pairwise_max_ranks).
+// (the tuning table of `auto` says where it pays).
 #pragma once
 
 #include <memory>

@@ -22,12 +22,12 @@ void ring_all_gather_in_place(Transport& transport, void* buf, std::size_t count
     TraceSpan step_span(tracer, "all-gather step", "step",
                         {{"step", step}, {"bytes_sent", send_bytes}, {"bytes_received", recv_bytes},
                          {"to", next}, {"from", prev}});
-    auto r = transport.irecv(base + part.offset(b_recv) * element_bytes, recv_bytes, prev, tag);
     RequestPtr s;
     {
       TraceSpan span(tracer, "send", "comm", {{"step", step}, {"bytes", send_bytes}, {"segments", 1}, {"to", next}});
       s = transport.isend(base + part.offset(b_send) * element_bytes, send_bytes, next, tag);
     }
+    auto r = transport.irecv(base + part.offset(b_recv) * element_bytes, recv_bytes, prev, tag);
     {
       TraceSpan span(tracer, "recv", "wait", {{"step", step}, {"bytes", recv_bytes}, {"from", prev}});
       r->wait();

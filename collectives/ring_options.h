@@ -7,10 +7,12 @@
 namespace shardroof::coll {
 
 struct RingOptions {
-  // Messages are cut into segments of this many bytes (rounded down to whole
-  // elements); the receive of segment k+1 is posted before segment k is
-  // reduced, so the link and the reduction overlap.
-  std::size_t segment_bytes = std::size_t{1} << 20;
+  // Messages are cut into segments; the receive of segment k+1 is posted
+  // before segment k is reduced, so the link and the reduction overlap.
+  // 0 (the default): chosen from the block size (collectives/segments.h:
+  // equal segments no larger than the memory's cap). Otherwise segments of
+  // exactly this many bytes, rounded down to whole elements.
+  std::size_t segment_bytes = 0;
   // Tag base for this collective's messages on the transport.
   int tag = 0x5200;
   // Receives this collective's spans (steps, sends, receives, reductions,

@@ -7,6 +7,7 @@
 
 #include "collectives/blocks.h"
 #include "collectives/ring_detail.h"
+#include "collectives/segments.h"
 
 namespace shardroof::coll {
 namespace detail {
@@ -25,7 +26,8 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
   const int prev = (rank + n - 1) % n;
   const auto mod = [n](int x) { return ((x % n) + n) % n; };
 
-  const std::size_t seg_elems = std::max<std::size_t>(1, options.segment_bytes / es);
+  const std::size_t seg_elems =
+      segment_elements(part.max_size(), es, options.segment_bytes, memory.max_segment_bytes());
   const std::size_t seg_bytes = seg_elems * es;
   auto* recv_seg = static_cast<std::byte*>(segments.get(memory, 2 * seg_bytes));
   std::byte* work = nullptr;

@@ -1,20 +1,47 @@
 #!/usr/bin/env bash
-# Benchmark shardroof's own collectives against the MPI library's, and print
-# the ratios: for each rank count, `shardroof coll` runs all_reduce and
-# reduce_scatter over small (8 B - 8 KiB) and large (1 - 64 MiB) sizes with
-# every implementation side by side (they alternate size by size inside one
-# run, so machine load hits both alike). Then, per implementation:
-#   large sizes: median over sizes and placements of busbw(ours)/busbw(native)
-#                (> 1: ours is faster)
-#   small sizes: median over sizes and placements of time(ours)/time(native)
-#                (< 1: ours is faster)
+# Benchmark shardroof's collectives against the MPI library's and print
+# every goal as measured/target in one table. Per rank count, one pass:
+# `shardroof coll` runs all_reduce and reduce_scatter with every
+# implementation (auto, ring, pairwise, direct, native) interleaved
+# iteration by iteration, over small sizes (8 B - 64 KiB, many iterations)
+# and large ones (128 KiB - 256 MiB, fewer); `shardroof peak` once measures
+# the node's memory bandwidth for the memory-traffic bound. A size's time is
+# the sum of its out-of-place and in-place interquartile means (of the
+# per-iteration maxima over ranks; the implementations run in turn, one
+# further each iteration): small messages take two modes of time here, and
+# a median jumps between them from run to run.
+#
+# Goals (per rank count and collective):
+#   auto/best      auto's time over the best of ring, pairwise, direct and
+#                  native at every size 8 B - 256 MiB: median <= 1.05 and
+#                  worst <= 1.2 (auto reads the tuning table, TUNING or the
+#                  built-in one)
+#   ring cliff     the ring's time per byte at every size 64 KiB - 256 MiB
+#                  within +15% of the log-log interpolation of its two
+#                  neighbours (the worst size is printed). From CLIFF_PASSES
+#                  ring-only sweeps, a size's time the median over the
+#                  passes: the load of a shared machine drifts over the
+#                  seconds a sweep takes, which a single pass would read as
+#                  a step.
+#   ring/native    busbw ratio, median over 1 - 64 MiB: >= 1.25 (all_reduce),
+#                  >= 3 (reduce_scatter)
+#   memory bound   2 ranks, all_reduce: ring busbw over the bound implied by
+#                  peak's node copy bandwidth M, median over 64 - 256 MiB,
+#                  >= 0.5. Per byte of S each rank reads 1.5 bytes (its
+#                  peer's input half, its own input half, its peer's reduced
+#                  half) and writes 1 (both halves of its output) in memory;
+#                  the receive segments stay in cache. So the node moves 5 S
+#                  and busbw (= S/t on 2 ranks) is at most M/5.
+#   auto/native    small sizes 8 B - 8 KiB: median <= 1.1 (and the worst)
 #
 #   scripts/bench-collectives.sh [build-dir]
 #
-# Environment: RANKS (default "2 3 4"), IMPL (the --impl list, default all),
-# DATATYPE (default float), SMALL_ITERS / LARGE_ITERS (timed iterations,
-# default 200 / 10), OUT (directory for the JSON records, default a
-# temporary one), MPIRUN_FLAGS (default: oversubscribe, yield when idle).
+# Environment: RANKS (default "2 3 4"), DATATYPE (float), SMALL_ITERS /
+# LARGE_ITERS (timed iterations, default 200 / 15), CLIFF_PASSES (default
+# 3), TUNING (a tuning table
+# for auto; default: the built-in one), TIMING (per-iteration or batched),
+# OUT (directory for the records, default a temporary one), MPIRUN_FLAGS
+# (default: oversubscribe, yield when idle).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,70 +52,146 @@ if [ ! -x "$bin" ]; then
   exit 2
 fi
 RANKS=${RANKS:-"2 3 4"}
-IMPL=${IMPL:-all}
 DATATYPE=${DATATYPE:-float}
 SMALL_ITERS=${SMALL_ITERS:-200}
-LARGE_ITERS=${LARGE_ITERS:-10}
+LARGE_ITERS=${LARGE_ITERS:-15}
+CLIFF_PASSES=${CLIFF_PASSES:-3}
+TIMING=${TIMING:-per-iteration}
 OUT=${OUT:-$(mktemp -d -t shardroof-bench.XXXXXX)}
 mkdir -p "$OUT"
 read -r -a mpi_flags <<< "${MPIRUN_FLAGS:---oversubscribe --mca mpi_yield_when_idle 1}"
+tuning=()
+if [ -n "${TUNING:-}" ]; then tuning=(--tuning "$TUNING"); fi
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-run() {  # run NP COLLECTIVE RANGE ARGS...
-  local np=$1 coll=$2 range=$3
-  shift 3
+run() {  # run NP COLLECTIVE RANGE IMPLS ARGS...
+  local np=$1 coll=$2 range=$3 impls=$4
+  shift 4
   local json="$OUT/np$np-$coll-$range.json"
-  echo "bench-collectives: $np ranks, $coll, $range sizes -> $json" >&2
-  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl "$IMPL" \
-    --datatype "$DATATYPE" --json "$json" "$@" > "$OUT/np$np-$coll-$range.txt"
+  echo "bench-collectives: $np ranks, $coll, $range -> $json" >&2
+  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl "$impls" \
+    --datatype "$DATATYPE" --timing "$TIMING" "${tuning[@]}" --json "$json" --force "$@" > "$OUT/np$np-$coll-$range.txt"
 }
 
+echo "bench-collectives: memory bandwidth (peak, 2 ranks, 256 MiB arrays)" >&2
+mpirun -np 2 "${mpi_flags[@]}" "$bin" peak --datatypes float --k 1024 --memory-bytes 256M \
+  --json "$OUT/peak.json" --force > "$OUT/peak.txt"
 for np in $RANKS; do
   for coll in all_reduce reduce_scatter; do
-    run "$np" "$coll" small -b 8 -e 8K -f 4 -n "$SMALL_ITERS" -w 20
-    run "$np" "$coll" large -b 1M -e 64M -f 2 -n "$LARGE_ITERS" -w 3
+    all=auto,ring,pairwise,direct,native
+    run "$np" "$coll" small "$all" -b 8 -e 64K -f 2 -n "$SMALL_ITERS" -w 20
+    run "$np" "$coll" large "$all" -b 128K -e 256M -f 2 -n "$LARGE_ITERS" -w 3
+    for pass in $(seq "$CLIFF_PASSES"); do
+      run "$np" "$coll" "cliff$pass" ring -b 64K -e 256M -f 2 -n "$LARGE_ITERS" -w 2
+    done
   done
 done
 
 /usr/bin/python3 - "$OUT" <<'EOF'
-import json, pathlib, statistics, sys
+import json, math, pathlib, statistics, sys
 
 out = pathlib.Path(sys.argv[1])
-rows = []
-for path in sorted(out.glob("np*-*-*.json")):
-    doc = json.loads(path.read_text())
-    rng = path.stem.rsplit("-", 1)[1]
-    by_key = {}
-    for r in doc["results"]:
-        by_key.setdefault((r["bytes"], r["in_place"]), {})[r["impl"]] = r
-    impls = sorted({i for v in by_key.values() for i in v if i != "native"})
-    for impl in impls:
-        ratios, algos = [], set()
-        for (size, in_place), recs in sorted(by_key.items()):
-            if impl not in recs or "native" not in recs:
-                continue
-            ours, native = recs[impl], recs["native"]
-            algos.add(ours["algorithm"])
-            if rng == "large":
-                if native["busbw_GBps"] > 0:
-                    ratios.append(ours["busbw_GBps"] / native["busbw_GBps"])
-            elif native["time_us"]["median"] > 0:
-                ratios.append(ours["time_us"]["median"] / native["time_us"]["median"])
-        if ratios:
-            rows.append((doc["ranks"], doc["settings"]["collective"], rng, impl,
-                         statistics.median(ratios), min(ratios), max(ratios), len(ratios),
-                         ",".join(sorted(algos))))
+KiB, MiB = 1 << 10, 1 << 20
+OURS = ["ring", "pairwise", "direct", "native"]
 
-print(f"# ratios vs native ({out})")
-print("# large: busbw(impl)/busbw(native), higher is better; "
-      "small: time(impl)/time(native), lower is better")
-print("# median (min, max) over sizes x {out-of-place, in-place}")
-print(f"{'ranks':>5} {'collective':<15} {'range':<6} {'impl':<8} {'metric':<11} "
-      f"{'median':>7} {'min':>7} {'max':>7} {'n':>3}  algorithms")
-for np_, coll, rng, impl, med, lo, hi, n, algos in sorted(rows):
-    metric = "busbw ratio" if rng == "large" else "time ratio"
-    print(f"{np_:>5} {coll:<15} {rng:<6} {impl:<8} {metric:<11} "
-          f"{med:>7.3f} {lo:>7.3f} {hi:>7.3f} {n:>3}  {algos}")
+# (ranks, collective) -> {bytes: {impl: (time us = oop + ip interquartile means, algorithm)}}
+data, info = {}, {}
+# (ranks, collective) -> {bytes: [ring time us of each cliff pass]}
+cliff = {}
+for path in sorted(out.glob("np*-*-cliff*.json")):
+    doc = json.loads(path.read_text())
+    sizes = cliff.setdefault((doc["ranks"], doc["settings"]["collective"]), {})
+    per_size = {}
+    for r in doc["results"]:
+        per_size[r["bytes"]] = per_size.get(r["bytes"], 0.0) + r["time_us"]["iqm"]
+    for b, t in per_size.items():
+        sizes.setdefault(b, []).append(t)
+for path in sorted(out.glob("np*-*-*.json")):
+    if "-cliff" in path.name:
+        continue
+    doc = json.loads(path.read_text())
+    key = (doc["ranks"], doc["settings"]["collective"])
+    info[key] = doc["environment"]
+    sizes = data.setdefault(key, {})
+    for r in doc["results"]:
+        t, alg = sizes.setdefault(r["bytes"], {}).get(r["impl"], (0.0, ""))
+        if r["impl"] == "auto":
+            alg = (alg + " " if alg else "") + r["algorithm"].split("/")[0].removeprefix("auto:")
+        sizes[r["bytes"]][r["impl"]] = (t + r["time_us"]["iqm"], alg)
+
+peak = json.loads((out / "peak.json").read_text())
+memory_Bps = peak["nodes"][0]["memory"]["node_copy_bytes_per_s"]
+
+def size_text(b):
+    return f"{b // MiB} MiB" if b >= MiB else f"{b // KiB} KiB" if b >= KiB else f"{b} B"
+
+rows = []  # (ranks, collective, goal, measured, target, ok, note)
+def goal(key, name, value, target, ok, note=""):
+    rows.append((key[0], key[1], name, value, target, ok, note))
+
+for key, sizes in sorted(data.items()):
+    np_, coll = key
+    sz = sorted(sizes)
+    # auto against the best of the others, every size.
+    ratios = []
+    for b in sz:
+        v = sizes[b]
+        others = [v[i][0] for i in OURS if i in v]
+        if "auto" in v and others:
+            ratios.append((v["auto"][0] / min(others), b, v["auto"][1]))
+    if ratios:
+        med = statistics.median(r for r, _, _ in ratios)
+        worst = max(ratios)
+        goal(key, "auto/best median", f"{med:.3f}", "<= 1.05", med <= 1.05, f"{len(ratios)} sizes {size_text(sz[0])}-{size_text(sz[-1])}")
+        goal(key, "auto/best worst", f"{worst[0]:.3f}", "<= 1.2", worst[0] <= 1.2, f"at {size_text(worst[1])} (auto ran {worst[2]})")
+    # No cliffs: ring time per byte against the log-log interpolation of its neighbours.
+    passes = cliff.get(key, {})
+    ring = [(b, statistics.median(passes[b]) / b) for b in sorted(passes) if 64 * KiB <= b <= 256 * MiB]
+    worst = None
+    for (b0, t0), (b1, t1), (b2, t2) in zip(ring, ring[1:], ring[2:]):
+        w = (math.log(b1) - math.log(b0)) / (math.log(b2) - math.log(b0))
+        interp = math.exp((1 - w) * math.log(t0) + w * math.log(t2))
+        excess = t1 / interp - 1
+        if worst is None or excess > worst[0]:
+            worst = (excess, b1)
+    if worst:
+        n_passes = min(len(v) for v in passes.values())
+        goal(key, "ring cliff", f"{worst[0] * 100:+.1f}%", "<= +15%", worst[0] <= 0.15,
+             f"worst at {size_text(worst[1])}, median of {n_passes} passes")
+    # Large messages: ring against native, busbw.
+    # busbw(ring)/busbw(native) = time(native)/time(ring) at one size.
+    big = [sizes[b]["native"][0] / sizes[b]["ring"][0] for b in sz
+           if MiB <= b <= 64 * MiB and "ring" in sizes[b] and "native" in sizes[b] and sizes[b]["ring"][0] > 0]
+    if big:
+        target = 1.25 if coll == "all_reduce" else 3.0
+        med = statistics.median(big)
+        goal(key, "ring/native busbw", f"{med:.2f}", f">= {target}", med >= target, f"1-64 MiB, min {min(big):.2f} max {max(big):.2f}")
+    # The memory-traffic bound (2 ranks, all_reduce).
+    if np_ == 2 and coll == "all_reduce":
+        bound = memory_Bps / 5 / 1e9
+        # busbw = S / t on 2 ranks, t the mean of the two placements' times.
+        fr = [b / (sizes[b]["ring"][0] / 2 * 1e-6) / 1e9 / bound for b in sz if 64 * MiB <= b <= 256 * MiB and "ring" in sizes[b]]
+        if fr:
+            med = statistics.median(fr)
+            goal(key, "ring/memory bound", f"{med:.2f}", ">= 0.5", med >= 0.5,
+                 f"64-256 MiB; bound M/5 = {bound:.2f} GB/s busbw, M = {memory_Bps / 1e9:.1f} GB/s node copy")
+    # Small messages: auto against native.
+    small = [sizes[b]["auto"][0] / sizes[b]["native"][0] for b in sz
+             if 8 <= b <= 8 * KiB and "auto" in sizes[b] and "native" in sizes[b]]
+    if small:
+        med = statistics.median(small)
+        goal(key, "auto/native small", f"{med:.3f}", "<= 1.1", med <= 1.1, f"8 B-8 KiB, worst {max(small):.3f}")
+
+env = next(iter(info.values()))
+print(f"# shardroof bench-collectives ({out}); {env.get('mpi_library', '')}; hosts {sorted(set(env.get('hosts', [])))}")
+print("# times: per size, out-of-place + in-place interquartile means over iterations of the max over ranks;")
+print("#        implementations interleaved iteration by iteration; busbw as nccl-tests, from those times")
+print(f"{'ranks':>5}  {'collective':<15} {'goal':<19} {'measured':>9}  {'target':<8} {'ok':<4} note")
+failed = 0
+for np_, coll, name, value, target, ok, note in rows:
+    failed += 0 if ok else 1
+    print(f"{np_:>5}  {coll:<15} {name:<19} {value:>9}  {target:<8} {'yes' if ok else 'NO':<4} {note}")
+print(f"# {len(rows) - failed} of {len(rows)} goals met")
 EOF

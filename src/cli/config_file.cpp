@@ -4,8 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
+#include "cli/toml_text.h"
 
 #include "util/error.h"
 
@@ -76,13 +75,7 @@ std::vector<std::string> config_file_to_args(const std::string& path, const std:
 std::vector<std::string> config_text_to_args(const std::string& text, const std::string& path,
                                              const std::string& command,
                                              const std::vector<std::string>& known_keys) {
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& src = e.source();
-    throw_usage("{}:{}:{}: malformed TOML: {}", path, src.begin.line, src.begin.column, e.description());
-  }
+  const toml::table root = parse_toml_text(text, path);
 
   std::vector<std::string> args;
   const auto add_table = [&](const toml::table& table) {

@@ -56,6 +56,11 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return parse_scaled(text, what, true);
 }
 
+std::uint64_t parse_segment_bytes(std::string_view text, std::string_view what) {
+  if (trim(text) == "auto") return 0;
+  return parse_count(text, what);
+}
+
 std::uint64_t parse_count(std::string_view text, std::string_view what) {
   const auto v = parse_scaled(text, what, false);
   if (v == 0) throw_usage("{}: must be positive, got '{}'", what, trim(text));

@@ -18,6 +18,9 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what);
 std::uint64_t parse_count(std::string_view text, std::string_view what);
 // "64,128,1000" or "lo:hi:xK" or "lo:hi:+K" -> sorted, de-duplicated values.
 std::vector<std::uint64_t> parse_int_list(std::string_view text, std::string_view what);
+// A segment size for the segmented collectives: "auto" -> 0 (chosen from
+// the block size, collectives/segments.h), else a positive byte count.
+std::uint64_t parse_segment_bytes(std::string_view text, std::string_view what);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 

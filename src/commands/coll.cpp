@@ -1,10 +1,15 @@
-// `shardroof coll`: nccl-tests-style collective benchmark over a size sweep.
+// `shardroof coll`: nccl-tests-style collective benchmark over a size sweep,
+// and (--tune-to FILE) the measurement that writes the tuning table of `auto`.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
+#include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -12,6 +17,8 @@
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
 #include "measure/comm_setup.h"
+#include "measure/tuner.h"
+#include "measure/tuning_file.h"
 #include "report/coll_report.h"
 #include "report/environment.h"
 #include "report/results_file.h"
@@ -41,33 +48,74 @@ struct CollFlags {
   std::string impl = "all";
   std::string backend = "cpu";
   std::string transport = "mpi";
-  std::string segment_bytes = "1M";
+  std::string segment_bytes = "auto";
+  std::string timing = "per-iteration";
+  int batch = 20;
+  std::string tuning;
+  std::string tune;
   std::string json;
   std::string trace;
 };
+
+// Every implementation --tune-to measures (those the setup cannot run are left out).
+constexpr Impl kTunedImpls[] = {Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native};
+
+// The first line of /proc/cpuinfo's "model name", or "".
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  return in >> a >> b >> c ? a + " " + b + " " + c : "";
+}
 
 class CollCommand final : public Command {
  public:
   std::string name() const override { return "coll"; }
   std::string description() const override {
-    return "nccl-tests-style collective benchmark: ring vs native over a size sweep";
+    return "nccl-tests-style collective benchmark: ours vs native over a size sweep (--tune-to: write auto's table)";
   }
 
   void add_options(CLI::App& app) override {
-    app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter | all_gather")->capture_default_str();
+    collective_opt_ = app.add_option("--collective", f_.collective,
+                                     "all_reduce | reduce_scatter | all_gather (with --tune-to: a comma-separated list, "
+                                     "or all, the default there)")
+                          ->capture_default_str();
     app.add_option("-b,--minbytes", f_.minbytes, "Smallest size S in bytes (K/M/G suffixes)")->capture_default_str();
     app.add_option("-e,--maxbytes", f_.maxbytes, "Largest size S in bytes")->capture_default_str();
     app.add_option("-f,--stepfactor", f_.stepfactor, "Multiply the size by this factor each step")->capture_default_str();
     app.add_option("-i,--stepbytes", f_.stepbytes, "Add this many bytes each step instead (0: use -f)")->capture_default_str();
-    app.add_option("-n,--iters", f_.iters, "Timed iterations per size")->capture_default_str();
-    app.add_option("-w,--warmup_iters", f_.warmup, "Untimed warm-up iterations per size")->capture_default_str();
+    app.add_option("-n,--iters", f_.iters, "Timed iterations per size (batches with --timing batched)")->capture_default_str();
+    app.add_option("-w,--warmup_iters", f_.warmup, "Untimed warm-up calls per size")->capture_default_str();
     app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
     app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
     app.add_option("--impl", f_.impl, "auto | ring | pairwise | direct | native, a comma-separated list, or all (auto,ring,native side by side)")->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (host buffers) | cuda (device buffers, one GPU per rank)")->capture_default_str();
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
-    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
+    app.add_option("--segment-bytes", f_.segment_bytes,
+                   "Segment size of ring and pairwise in bytes, or auto (equal segments no larger than a quarter of "
+                   "the L2 cache)")
+        ->capture_default_str();
+    app.add_option("--timing", f_.timing,
+                   "per-iteration (a barrier before every call) | batched (--batch back-to-back calls per barrier, "
+                   "time per call averaged: what OSU and nccl-tests report)")
+        ->capture_default_str();
+    app.add_option("--batch", f_.batch, "Calls per timed iteration with --timing batched")->capture_default_str();
+    app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
+    // Not `--tune FILE`: Open MPI's launcher takes `--tune FILE` in a
+    // program's arguments (after `-n N`) as its own parameter file.
+    app.add_option("--tune-to", f_.tune,
+                   "Measure every implementation (native included) at every size and write auto's tuning table to "
+                   "FILE; rules of FILE for other rank counts, collectives or sizes are kept");
     app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
     app.add_option("--trace", f_.trace,
                    "Write a Chrome trace-event JSON of the last timed iteration of each size to FILE "
@@ -76,20 +124,43 @@ class CollCommand final : public Command {
 
   int run(RunContext& ctx) override {
     CollPlan plan;
+    std::vector<coll::CollectiveKind> kinds;
     Backend backend = Backend::Cpu;
     TransportKind transport = TransportKind::Mpi;
+    auto table = std::make_shared<coll::TuningTable>();
+    std::string table_source = "built in";
     const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
+      kinds = make_kinds();
+      plan.kind = kinds.front();
       backend = *parse_backend(f_.backend);
       transport = *parse_transport(f_.transport);
-      check_native_limits(plan, ctx.mpi.size());
-      if (!plan.sizes.empty())
-        require_memory(node, bytes_per_rank(plan.kind, plan.sizes.back(), ctx.mpi.size()),
-                       fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
+      for (const auto kind : kinds) {
+        CollPlan p = plan;
+        p.kind = kind;
+        check_native_limits(p, ctx.mpi.size());
+      }
+      if (!plan.sizes.empty()) {
+        std::uint64_t need = 0;
+        for (const auto kind : kinds) need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), ctx.mpi.size(), measures_direct(plan, kind)));
+        require_memory(node, need, fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
+      }
+      if (!f_.tuning.empty()) {
+        *table = read_tuning_file(f_.tuning);
+        table_source = f_.tuning;
+      } else {
+        *table = builtin_tuning_table();
+      }
     });
     const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
     const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
+    // The tuning table written is updated in place: checked, never renamed.
+    if (!f_.tune.empty()) {
+      run_agreed(ctx.mpi.world(), [&] {
+        if (ctx.mpi.is_root()) check_tune_output(f_.tune, ctx.force);
+      });
+    }
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
     std::optional<trace::TraceSession> tracing;
@@ -99,56 +170,93 @@ class CollCommand final : public Command {
     nlohmann::json doc;
     doc["command"] = "coll";
     doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = settings_json(plan);
+    doc["settings"] = settings_json(plan, kinds, table_source);
     doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = kAggregationNote;
+    doc["aggregation"] = aggregation_note(plan.timing);
     doc["results"] = nlohmann::json::array();
 
-    CollConsoleReporter console(ctx.out, ctx.mpi.size());
-    std::string setup_text;
-    for (Impl impl : plan.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
-    console.header(plan, fmt::format("{} ({})", setup_text, f_.backend));
+    // Rules measured elsewhere (transport, backend, number of hosts) are not used.
+    const std::set<std::string> hosts(doc["environment"]["hosts"].begin(), doc["environment"]["hosts"].end());
+    const TuningScope scope{std::string(to_string(transport)), std::string(to_string(backend)),
+                            static_cast<int>(hosts.size())};
+    std::vector<std::string> tuning_notes;
+    setup->set_tuning(std::make_shared<const coll::TuningTable>(applicable_tuning(*table, scope, &tuning_notes)));
 
+    // What each collective is measured with: the --impl list, or (--tune-to)
+    // every implementation this setup can run.
+    std::vector<std::vector<Impl>> impls_of;
+    for (const auto kind : kinds) impls_of.push_back(f_.tune.empty() ? plan.impls : tunable_impls(*setup, kind, plan.ring));
+
+    CollConsoleReporter console(ctx.out, ctx.mpi.size());
     std::vector<CollRecord> all;
-    std::size_t sizes_done = 0;
+    std::size_t steps_done = 0;
+    const std::size_t steps = kinds.size() * plan.sizes.size();
     bool interrupted = false;
-    for (const auto bytes : plan.sizes) {
-      for (Impl impl : plan.impls) {
-        WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(plan.kind), to_string(impl), format_bytes(bytes)));
-        auto recs = measure_collective(*setup, ctx.mpi.world(), plan, impl, bytes, recorder);
-        console.row(recs[0], recs[1]);
-        for (auto& r : recs) {
+    for (std::size_t k = 0; k < kinds.size() && !interrupted; ++k) {
+      CollPlan p = plan;
+      p.kind = kinds[k];
+      p.impls = impls_of[k];
+      std::string setup_text;
+      for (Impl impl : p.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
+      CollHeader header{fmt::format("{} ({})", setup_text, f_.backend), {}};
+      if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
+        header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
+      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one that took over {}x the best at {} sizes in a row is not measured at larger ones", kPruneFactor, kPruneSizes));
+      console.header(p, header);
+      std::vector<CollRecord> mine;
+      for (const auto bytes : p.sizes) {
+        const auto rankings = rank_sizes(mine);
+        std::vector<Impl> now;
+        for (Impl impl : p.impls)
+          if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
+        std::string impls_text;
+        for (Impl impl : now) impls_text += (impls_text.empty() ? "" : ",") + std::string(to_string(impl));
+        WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(p.kind), impls_text, format_bytes(bytes)));
+        const auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
+        for (std::size_t i = 0; i + 1 < recs.size(); i += 2) console.row(recs[i], recs[i + 1]);
+        for (const auto& r : recs) {
           doc["results"].push_back(to_json(r));
           all.push_back(r);
+          mine.push_back(r);
         }
-      }
-      ++sizes_done;
-      // Each finished size reaches the file, so a run that dies keeps it.
-      if (!json_path.empty() && ctx.mpi.is_root()) {
-        write_json_atomically(json_path, doc);
-        set_interrupt_note(fmt::format("{} of {} sizes are in {}", sizes_done, plan.sizes.size(), json_path));
-      }
-      // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
-      hold_for_signal_if_asked(sizes_done);
-      if (sizes_done < plan.sizes.size() && any_rank_interrupted(ctx.mpi.world())) {
-        interrupted = true;
-        break;
+        if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
+        ++steps_done;
+        // Each finished size reaches the file, so a run that dies keeps it.
+        if (!json_path.empty() && ctx.mpi.is_root()) {
+          write_json_atomically(json_path, doc);
+          set_interrupt_note(fmt::format("{} of {} sizes are in {}", steps_done, steps, json_path));
+        }
+        // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
+        hold_for_signal_if_asked(steps_done);
+        if (steps_done < steps && any_rank_interrupted(ctx.mpi.world())) {
+          interrupted = true;
+          break;
+        }
       }
     }
     console.footer(all);
+    if (!f_.tune.empty() && !interrupted) {
+      const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
+      if (ctx.mpi.is_root()) write_tuning(plan, measured, kinds, ctx);
+      doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
+      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
+    }
     if (tracing) {
       // Every rank gets here, interrupted or not: the traced sizes are kept.
       const auto ranks = tracing->finish();
       if (ctx.mpi.is_root()) {
         TraceInfo info;
         info.command = "coll";
-        info.traced = "the last timed iteration of each size, implementation and placement (out of place, in place); "
-                      "warm-up and the other timed iterations are not traced";
+        info.traced = plan.timing.mode == TimingMode::Batched
+                          ? "the last timed batch of each size, implementation and placement (out of place, in place); "
+                            "warm-up and the other batches are not traced"
+                          : "the last timed iteration of each size, implementation and placement (out of place, in place); "
+                            "warm-up and the other timed iterations are not traced";
         info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
         if (backend == Backend::Cuda)
           info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
                              "not when kernels ran";
-        info.settings = settings_json(plan);
+        info.settings = settings_json(plan, kinds, table_source);
         write_json_atomically(trace_path, chrome_trace_json(ranks, info));
       }
     }
@@ -161,9 +269,10 @@ class CollCommand final : public Command {
     if (interrupted) {
       // One write, so the launcher does not interleave it with stdout.
       if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} sizes; {}\n", sizes_done, plan.sizes.size(),
+        std::cerr << fmt::format("shardroof: interrupted after {} of {} sizes; {}{}\n", steps_done, steps,
                                  json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished sizes are in " + json_path)
+                                                   : "finished sizes are in " + json_path,
+                                 f_.tune.empty() ? "" : "; the tuning table was not written")
                   << std::flush;
       return static_cast<int>(ExitCode::Interrupted);
     }
@@ -181,22 +290,21 @@ class CollCommand final : public Command {
  private:
   CollPlan make_plan() const {
     CollPlan plan;
-    const auto kind = coll::parse_collective(f_.collective);
-    if (!kind) throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter, all_gather)", f_.collective);
-    plan.kind = *kind;
     const auto type = coll::parse_datatype(f_.datatype);
     if (!type) throw_usage("--datatype: unknown '{}' (float, double, bfloat16, half, int32)", f_.datatype);
     plan.type = *type;
     const auto op = coll::parse_reduce_op(f_.op);
     if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
     plan.op = *op;
-    plan.impls = parse_impl_list(f_.impl, plan.kind);
     if (!parse_backend(f_.backend)) throw_usage("--backend: unknown '{}' (cpu, cuda)", f_.backend);
     if (!parse_transport(f_.transport)) throw_usage("--transport: unknown '{}' (mpi, nccl)", f_.transport);
     if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
     if (f_.warmup < 0) throw_usage("--warmup_iters: must be 0 or more, got {}", f_.warmup);
     if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
-    plan.timing = {f_.warmup, f_.iters};
+    const auto mode = parse_timing_mode(f_.timing);
+    if (!mode) throw_usage("--timing: unknown '{}' (per-iteration, batched)", f_.timing);
+    if (f_.batch < 1) throw_usage("--batch: must be at least 1, got {}", f_.batch);
+    plan.timing = {f_.warmup, f_.iters, *mode, f_.batch};
     plan.check = f_.check == 1;
     const auto lo = parse_bytes(f_.minbytes, "--minbytes");
     const auto hi = parse_bytes(f_.maxbytes, "--maxbytes");
@@ -206,25 +314,63 @@ class CollCommand final : public Command {
     if (step == 0 && !(factor > 1) && lo != hi)
       throw_usage("--stepfactor: {} never grows the size (needs > 1, or use --stepbytes)", f_.stepfactor);
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, step, coll::size_of(plan.type));
-    plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
+    plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
+    // --impl is checked against the collective (--tune-to measures every implementation).
+    if (f_.tune.empty()) plan.impls = parse_impl_list(f_.impl, make_kinds().front());
+    if (!f_.tune.empty() && !f_.tuning.empty())
+      throw_usage("--tune-to measures a new table; it does not read one (--tuning {})", f_.tuning);
     return plan;
   }
 
-  // What measure_collective allocates per rank at `bytes` (send, recv, in
+  // The collectives to measure: --collective, or with --tune-to a list (all
+  // three by default).
+  std::vector<coll::CollectiveKind> make_kinds() const {
+    const bool tuning = !f_.tune.empty();
+    const std::string text = tuning && collective_opt_->count() == 0 ? "all" : f_.collective;
+    std::vector<coll::CollectiveKind> kinds;
+    if (tuning && text == "all")
+      return {coll::CollectiveKind::AllReduce, coll::CollectiveKind::ReduceScatter, coll::CollectiveKind::AllGather};
+    std::string_view rest = text;
+    while (true) {
+      const auto comma = rest.find(',');
+      const auto name = rest.substr(0, comma);
+      const auto kind = coll::parse_collective(name);
+      if (!kind) throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter, all_gather)", name);
+      if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) kinds.push_back(*kind);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (kinds.size() > 1 && !tuning)
+      throw_usage("--collective: one collective at a time ('{}'); a list only with --tune-to", text);
+    return kinds;
+  }
+
+  // Whether `plan` runs direct (its scratch holds N copies of an AllReduce).
+  bool measures_direct(const CollPlan& plan, coll::CollectiveKind kind) const {
+    if (kind != coll::CollectiveKind::AllReduce) return false;
+    if (!f_.tune.empty()) return true;
+    return std::find_if(plan.impls.begin(), plan.impls.end(),
+                        [](Impl i) { return i == Impl::Direct || i == Impl::Auto; }) != plan.impls.end();
+  }
+
+  // What measure_collectives allocates per rank at `bytes` (send, recv, in
   // place, its pristine copy, two host staging arrays), plus one more array
-  // for the MPI library's own temporaries.
-  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, int nranks) {
+  // for the MPI library's own temporaries, and direct AllReduce's N receive
+  // slots when it runs.
+  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, int nranks, bool direct) {
     const std::uint64_t block = (bytes + static_cast<std::uint64_t>(nranks) - 1) / static_cast<std::uint64_t>(nranks);
     const std::uint64_t in = kind == coll::CollectiveKind::AllGather ? block : bytes;
     const std::uint64_t out = kind == coll::CollectiveKind::ReduceScatter ? block : bytes;
     std::uint64_t total = saturating_add(in, out);
     total = saturating_add(total, saturating_mul(bytes, 4));  // in place, pristine, host staging, full pattern
+    if (direct) total = saturating_add(total, saturating_mul(bytes, static_cast<std::uint64_t>(nranks)));
     return saturating_add(total, bytes);
   }
 
   // MPI counts are ints: the native collectives cannot move some sizes.
-  static void check_native_limits(const CollPlan& plan, int nranks) {
-    if (std::find(plan.impls.begin(), plan.impls.end(), Impl::Native) == plan.impls.end()) return;
+  void check_native_limits(const CollPlan& plan, int nranks) const {
+    const bool native = !f_.tune.empty() || std::find(plan.impls.begin(), plan.impls.end(), Impl::Native) != plan.impls.end();
+    if (!native) return;
     const std::size_t es = coll::size_of(plan.type);
     const auto n = static_cast<std::uint64_t>(nranks);
     for (const auto bytes : plan.sizes) {
@@ -260,25 +406,159 @@ class CollCommand final : public Command {
     return impls;
   }
 
-  nlohmann::json settings_json(const CollPlan& plan) const {
-    return {{"collective", coll::to_string(plan.kind)},
-            {"datatype", coll::to_string(plan.type)},
-            {"op", coll::to_string(plan.op)},
-            {"impl", f_.impl},
-            {"backend", f_.backend},
-            {"transport", f_.transport},
-            {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
-            {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},
-            {"stepfactor", f_.stepfactor},
-            {"stepbytes", f_.stepbytes},
-            {"sizes", plan.sizes},
-            {"iters", plan.timing.iters},
-            {"warmup_iters", plan.timing.warmup},
-            {"check", plan.check},
-            {"segment_bytes", plan.ring.segment_bytes}};
+  // The implementations of `kind` this setup can build (the same on every
+  // rank: building a collective does not communicate).
+  static std::vector<Impl> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::RingOptions& ring) {
+    std::vector<Impl> out;
+    for (const Impl impl : kTunedImpls) {
+      if (impl != Impl::Native && !coll::supports(own_algorithm(impl), kind)) continue;
+      try {
+        setup.make(kind, impl, ring);
+        out.push_back(impl);
+      } catch (const UsageError&) {
+        // not on this setup (pairwise over NCCL)
+      }
+    }
+    return out;
+  }
+
+  // The header lines that say what `auto` chooses by.
+  static std::vector<std::string> auto_notes(const coll::TuningTable& table, coll::CollectiveKind kind, int ranks,
+                                             const std::string& source, const std::vector<std::string>& dropped) {
+    std::vector<std::string> notes = dropped;
+    const auto rules = table.rules_for(kind, ranks);
+    if (rules.empty()) {
+      notes.push_back(fmt::format("auto: the tuning table ({}) has no {} rules for {} ranks: auto runs native "
+                                  "(the library's own), else ring; measure some with --tune-to FILE",
+                                  source, coll::to_string(kind), ranks));
+      return notes;
+    }
+    std::string where;
+    if (const coll::TuningOrigin* o = table.origin_for(kind, ranks)) {
+      for (const char* key : {"host", "cpu", "mpi_library", "date", "load_average"})
+        if (const std::string v = o->get(key); !v.empty()) where += fmt::format("{}{} {}", where.empty() ? "" : ", ", key, v);
+    }
+    notes.push_back(fmt::format("auto: {} rules of the tuning table ({}){}", rules.size(), source,
+                                where.empty() ? "" : ", measured with " + where));
+    return notes;
+  }
+
+  // The tuning table of this run's measurements.
+  coll::TuningTable measured_table(const CollPlan& plan, const std::vector<CollRecord>& records,
+                                   const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx,
+                                   const TuningScope& scope, const std::set<std::string>& hosts) const {
+    coll::TuningTable t;
+    coll::TuningOrigin o;
+    o.ranks = ctx.mpi.size();
+    o.kinds = kinds;
+    o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
+    o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string sizes = plan_sizes_text();
+    o.fields = {{"host", host},
+                {"hosts", std::to_string(hosts.size())},
+                {"cpu", cpu_model()},
+                {"logical_cpus", std::to_string(std::thread::hardware_concurrency())},
+                {"mpi_library", mpi_library_version()},
+                {"transport", scope.transport},
+                {"backend", scope.backend},
+                {"datatype", f_.datatype},
+                {"op", f_.op},
+                {"sizes", sizes},
+                {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing, f_.iters, f_.warmup,
+                                       f_.timing == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
+                {"load_average", load_average()},
+                {"date", utc_timestamp()},
+                {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
+                                        "--backend {} --transport {} --segment-bytes {} --timing {}",
+                                        f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.iters, f_.warmup,
+                                        f_.datatype, f_.op, f_.backend, f_.transport, f_.segment_bytes, f_.timing)}};
+    t.measured.push_back(o);
+    for (const auto kind : kinds) {
+      std::vector<SizeRanking> rankings;
+      for (auto& s : rank_sizes(records))
+        if (s.kind == kind) rankings.push_back(std::move(s));
+      for (auto& r : tuning_rules(rankings, ctx.mpi.size())) t.rules.push_back(std::move(r));
+    }
+    t.sort();
+    return t;
+  }
+
+  std::string plan_sizes_text() const {
+    return f_.stepbytes != "0" ? fmt::format("{} to {} step {}", f_.minbytes, f_.maxbytes, f_.stepbytes)
+                               : fmt::format("{} to {} x{}", f_.minbytes, f_.maxbytes, f_.stepfactor);
+  }
+
+  // --tune-to FILE must be a tuning table already (its other rules are kept),
+  // or not exist yet; --force replaces anything else.
+  static void check_tune_output(const std::string& path, bool force) {
+    check_writable(path, "--tune-to");
+    std::ifstream in(path);
+    if (!in || force) return;
+    try {
+      read_tuning_file(path);
+    } catch (const UsageError& e) {
+      throw_usage("--tune-to: '{}' exists and is not a tuning table ({}); --force replaces it", path, e.what());
+    }
+  }
+
+  // Writes (or merges into) --tune-to FILE; rank 0 only.
+  void write_tuning(const CollPlan& plan, const coll::TuningTable& measured,
+                    const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx) const {
+    coll::TuningTable table;
+    if (std::ifstream(f_.tune)) {
+      try {
+        table = read_tuning_file(f_.tune);
+      } catch (const UsageError&) {
+        // not a table: --force was given (check_tune_output), so it is replaced
+      }
+    }
+    if (!plan.sizes.empty()) table.merge(ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured);
+    write_file_atomically(
+        f_.tune, tuning_toml(table, {"shardroof tuning table: which implementation `--impl auto` runs (coll, sweep).",
+                                     "Written by `shardroof coll --tune-to`; [[measured]] says where each rank count's "
+                                     "rules were measured.",
+                                     "A rule covers the sizes above the previous rule of its collective and rank "
+                                     "count up to max_bytes (none: no bound);",
+                                     "`order` lists implementations fastest first, up to the fastest of ours; auto "
+                                     "runs the first it can."}));
+    ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune, measured.rules.size(),
+                           ctx.mpi.size());
+  }
+
+  nlohmann::json settings_json(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
+                               const std::string& table_source) const {
+    std::vector<std::string> names;
+    for (const auto k : kinds) names.emplace_back(coll::to_string(k));
+    nlohmann::json s = {{"collective", coll::to_string(plan.kind)},
+                        {"datatype", coll::to_string(plan.type)},
+                        {"op", coll::to_string(plan.op)},
+                        {"impl", f_.impl},
+                        {"backend", f_.backend},
+                        {"transport", f_.transport},
+                        {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
+                        {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},
+                        {"stepfactor", f_.stepfactor},
+                        {"stepbytes", f_.stepbytes},
+                        {"sizes", plan.sizes},
+                        {"iters", plan.timing.iters},
+                        {"warmup_iters", plan.timing.warmup},
+                        {"timing", to_string(plan.timing.mode)},
+                        {"check", plan.check},
+                        {"segment_bytes", plan.ring.segment_bytes == 0 ? nlohmann::json("auto")
+                                                                       : nlohmann::json(plan.ring.segment_bytes)},
+                        {"tuning", table_source}};
+    if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
+    if (!f_.tune.empty()) {
+      s["tune_to"] = f_.tune;
+      s["collectives"] = names;
+    }
+    return s;
   }
 
   CollFlags f_;
+  CLI::Option* collective_opt_ = nullptr;
 };
 
 }  // namespace

@@ -58,7 +58,7 @@ struct SweepFlags {
   int iters = 15;
   int check = 1;
   std::uint64_t seed = 20240601;
-  std::string segment_bytes = "1M";
+  std::string segment_bytes = "auto";
   std::string overlap = "1";
   std::string json;
   std::string csv;
@@ -138,7 +138,7 @@ class SweepCommand final : public Command {
     app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
     app.add_option("--check", f_.check, "Check the distributed Z at every point (1) or not (0)")->capture_default_str();
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
-    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes")->capture_default_str();
+    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes, or auto (from the block size)")->capture_default_str();
     app.add_option("--overlap", f_.overlap,
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
                    "chunk's GEMM (T_overlap and the overlap efficiency); 1: not")
@@ -416,7 +416,7 @@ class SweepCommand final : public Command {
     if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
     plan.check = f_.check == 1;
     plan.seed = f_.seed;
-    plan.ring.segment_bytes = parse_count(f_.segment_bytes, "--segment-bytes");
+    plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     const double overlap = parse_number(f_.overlap, "--overlap");
     if (!(overlap >= 1 && overlap <= INT_MAX && overlap == std::floor(overlap)))
       throw_usage("--overlap: must be a whole number of chunks, at least 1 (1: no overlap), got '{}'", f_.overlap);

@@ -94,6 +94,9 @@ class MpiDeviceSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory());
+    if (impl == Impl::Auto)
+      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
+                       [this, kind] { return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory()); });
     const coll::Algorithm algorithm = own_algorithm(impl);
     if (!coll::supports(algorithm, kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));

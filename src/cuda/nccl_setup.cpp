@@ -21,18 +21,20 @@ class NcclSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory());
-    const coll::Algorithm algorithm = own_algorithm(impl);
     // NCCL matches messages between two ranks in posting order and has no
     // tags; pairwise keeps messages of two phases (tags) in flight at once,
     // so it cannot run here, and auto never picks it.
+    if (impl == Impl::Auto)
+      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Direct}, [this, kind] {
+        return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory());
+      });
+    const coll::Algorithm algorithm = own_algorithm(impl);
     if (algorithm == coll::Algorithm::Pairwise)
       throw_usage("--impl pairwise: not over --transport nccl (it relies on tag matching); use ring, direct, "
                   "auto or native");
     if (!coll::supports(algorithm, kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
-    coll::AutoChoice choice;
-    choice.pairwise_max_ranks = 0;
-    return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring, choice);
+    return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring);
   }
   std::string describe(Impl impl) const override {
     return impl == Impl::Native ? "nccl" : std::string(to_string(impl)) + "/nccl";

@@ -6,6 +6,7 @@
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
 #include "cli/values.h"
+#include "collectives/mpi_transport.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
 
@@ -47,13 +48,15 @@ struct Buffers {
 
 }  // namespace
 
-std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                           Impl impl, std::uint64_t bytes, trace::Recorder* trace) {
+std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
+                                            const std::vector<Impl>& impls, std::uint64_t bytes,
+                                            trace::Recorder* trace) {
   auto& mem = setup.memory();
   coll::Tracer* const tracer = trace::tracer_of(trace);
   coll::RingOptions ring = plan.ring;
   ring.tracer = tracer;
-  auto collective = setup.make(plan.kind, impl, ring);
+  std::vector<std::unique_ptr<coll::Collective>> collectives;
+  for (const Impl impl : impls) collectives.push_back(setup.make(plan.kind, impl, ring));
   const int rank = setup.transport().rank();
   const int n = setup.transport().size();
   const std::size_t es = coll::size_of(plan.type);
@@ -92,55 +95,87 @@ std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, cons
   void* ip_recv = inplace;
   if (plan.kind == coll::CollectiveKind::ReduceScatter) ip_recv = inplace + my_off * es;
   if (plan.kind == coll::CollectiveKind::AllGather) ip_send = inplace + my_off * es;
+  // In place, each run consumes its input: it is restored before every
+  // iteration (batch), outside the timed region.
+  const auto restore = [&] {
+    mem.copy(inplace, buf.pristine->data(), count * es);
+    mem.synchronize();
+  };
 
   HostClock host_clock;
   Clock& clock = host_clock;
-  std::vector<CollRecord> records;
+  // A span keeps its name as a pointer: to_string views a string literal.
+  const char* kind_name = coll::to_string(plan.kind).data();
+  const int last = plan.timing.iters - 1;
+  std::vector<CollRecord> records(impls.size() * 2);
   for (const bool in_place : {false, true}) {
-    CollRecord rec{plan.kind, std::string(to_string(impl)), setup.describe(impl), plan.type, plan.op,
-                   in_place, count * es, count, {}, 0, 0, -1};
     const void* s = in_place ? ip_send : buf.send->data();
     void* r = in_place ? ip_recv : buf.recv->data();
-    IterationFn restore;
-    if (in_place) {
-      // In place, each run consumes its input: restore it before every
-      // iteration, outside the timed region.
-      restore = [&](int) {
-        mem.copy(inplace, buf.pristine->data(), count * es);
-        mem.synchronize();
-      };
+    std::vector<IterationFn> ops, prepares;
+    std::vector<int> regions(impls.size(), -1);
+    for (std::size_t k = 0; k < impls.size(); ++k) {
+      CollRecord& rec = records[k * 2 + (in_place ? 1 : 0)];
+      rec = {plan.kind, std::string(to_string(impls[k])), setup.describe(impls[k]), plan.type, plan.op,
+             in_place, count * es, count, {}, 0, 0, -1};
+      coll::Collective* c = collectives[k].get();
+      ops.push_back([tracer, kind_name, c, s, r, count, type = plan.type, op = plan.op](int) {
+        coll::TraceSpan iteration(tracer, "iteration", "iteration");
+        coll::TraceSpan call(tracer, kind_name, "collective", {{"bytes", static_cast<std::int64_t>(count * coll::size_of(type))}});
+        c->run(s, r, count, type, op);
+      });
+      // Before each of this implementation's iterations: its input, and the
+      // trace armed for its last timed iteration only, in a region of its own.
+      prepares.push_back([&, k, in_place](int it) {
+        if (in_place) restore();
+        if (!trace) return;
+        if (it == last) {
+          const CollRecord& rc = records[k * 2 + (in_place ? 1 : 0)];
+          regions[k] = trace->begin_region({"coll", std::string(coll::to_string(plan.kind)), rc.algorithm, rc.bytes,
+                                            0, 0, in_place ? 1 : 0, last, plan.timing.iters, 0});
+        }
+        trace->set_recording(it == last);
+      });
     }
-    if (trace)
-      trace->begin_region({"coll", std::string(coll::to_string(plan.kind)), rec.algorithm, rec.bytes, 0, 0,
-                           in_place ? 1 : 0, plan.timing.iters - 1, plan.timing.iters, 0});
-    // A span keeps its name as a pointer: to_string views a string literal.
-    const char* kind_name = coll::to_string(plan.kind).data();
-    rec.time = measure(
-        comm, plan.timing, clock,
-        [&](int) {
-          coll::TraceSpan iteration(tracer, "iteration", "iteration");
-          coll::TraceSpan call(tracer, kind_name, "collective", {{"bytes", static_cast<std::int64_t>(rec.bytes)}});
-          collective->run(s, r, count, plan.type, plan.op);
-        },
-        trace::record_last_iteration(trace, plan.timing, restore));
+    const std::vector<TimeStats> times = measure_interleaved(comm, plan.timing, clock, ops, prepares, Rotation::Rotate);
     if (trace) trace->set_recording(false);
-    // `auto` picks by size: record what it ran at this one.
-    if (impl == Impl::Auto) rec.algorithm = collective->algorithm() + "/" + std::string(setup.transport().name());
-    if (trace) trace->current_region().algorithm = rec.algorithm;
-    const double t = rec.time.median;
-    rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
-    rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);
-
-    if (plan.check) {
-      mem.copy(host.data(), r, out_count * es);
-      mem.synchronize();
-      const auto wrong = coll::count_wrong(host.data(), out_count, out_first, count, n, plan.kind,
-                                           plan.type, plan.op);
-      rec.wrong = sum_over_ranks(comm, static_cast<long long>(wrong));
+    for (std::size_t k = 0; k < impls.size(); ++k) {
+      CollRecord& rec = records[k * 2 + (in_place ? 1 : 0)];
+      rec.time = times[k];
+      // `auto` picks by size: record what it ran at this one.
+      if (impls[k] == Impl::Auto)
+        rec.algorithm = collectives[k]->algorithm() + "/" + std::string(setup.transport().name());
+      if (trace && regions[k] >= 0) trace->region(regions[k]).algorithm = rec.algorithm;
+      const double t = rec.time.median;
+      rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
+      rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);
     }
-    records.push_back(rec);
+  }
+
+  // Checked outside timing: each implementation runs once more on fresh
+  // input (the timed calls shared the output buffers, and in a batch the
+  // later in-place calls reduce what the previous one left).
+  if (plan.check) {
+    for (std::size_t k = 0; k < impls.size(); ++k) {
+      for (const bool in_place : {false, true}) {
+        const void* s = in_place ? ip_send : buf.send->data();
+        void* r = in_place ? ip_recv : buf.recv->data();
+        if (in_place) restore();
+        SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+        collectives[k]->run(s, r, count, plan.type, plan.op);
+        mem.copy(host.data(), r, out_count * es);
+        mem.synchronize();
+        const auto wrong =
+            coll::count_wrong(host.data(), out_count, out_first, count, n, plan.kind, plan.type, plan.op);
+        records[k * 2 + (in_place ? 1 : 0)].wrong = sum_over_ranks(comm, static_cast<long long>(wrong));
+      }
+    }
   }
   return records;
+}
+
+std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan, Impl impl,
+                                           std::uint64_t bytes, trace::Recorder* trace) {
+  return measure_collectives(setup, comm, plan, {impl}, bytes, trace);
 }
 
 }  // namespace shardroof

@@ -1,5 +1,5 @@
-// Measures one collective at one size, nccl-tests style: out of place, then
-// in place; each timed by the timing module and then checked.
+// Measures collectives at one size, nccl-tests style: out of place, then in
+// place; timed by the timing module (per iteration or batched), then checked.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +49,19 @@ std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max
                                       double factor, std::uint64_t step_bytes,
                                       std::size_t element_bytes);
 
-// Measures `impl` at `bytes`: returns the out-of-place and the in-place record.
-// With a recorder, the last timed iteration of each is traced (a region per
-// placement), on the main track.
+// Measures every implementation of `impls` at `bytes`, out of place and then
+// in place, interleaved: each timed iteration runs them in turn (starting
+// one further each iteration), each after its own barrier, so a change of
+// load on a shared machine reaches them alike and their ratios hold. Results are checked afterwards by one more
+// untimed call of each. Returns, per implementation in order, its
+// out-of-place and its in-place record. With a recorder, the last timed
+// iteration of each implementation and placement is traced (a region each),
+// on the main track.
+std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
+                                            const std::vector<Impl>& impls, std::uint64_t bytes,
+                                            trace::Recorder* trace = nullptr);
+
+// measure_collectives of one implementation: its out-of-place and in-place record.
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
                                            Impl impl, std::uint64_t bytes, trace::Recorder* trace = nullptr);
 

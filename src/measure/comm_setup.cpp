@@ -7,6 +7,7 @@
 #include "collectives/ring_all_reduce.h"
 #include "collectives/ring_reduce_scatter.h"
 #include "cuda/cuda_api.h"
+#include "measure/tuning_file.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -65,6 +66,20 @@ std::unique_ptr<coll::Collective> make_ring_collective(coll::CollectiveKind kind
   return nullptr;
 }
 
+const coll::TuningTable& CommSetup::tuning() {
+  if (!tuning_) {
+    const TuningScope scope{std::string(transport().name()), memory().space() == coll::MemorySpace::Host ? "cpu" : "cuda", 0};
+    tuning_ = std::make_shared<const coll::TuningTable>(applicable_tuning(builtin_tuning_table(), scope));
+  }
+  return *tuning_;
+}
+
+std::unique_ptr<coll::Collective> CommSetup::make_auto(coll::CollectiveKind kind, const coll::RingOptions& ring,
+                                                       const std::vector<coll::Algorithm>& own,
+                                                       coll::NativeFactory native) {
+  return coll::make_auto_collective(kind, transport(), memory(), ring, tuning(), own, std::move(native));
+}
+
 namespace {
 
 class HostMpiSetup final : public CommSetup {
@@ -75,6 +90,9 @@ class HostMpiSetup final : public CommSetup {
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
     if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
+    if (impl == Impl::Auto)
+      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
+                       [this, kind] { return std::make_unique<coll::MpiNativeCollective>(kind, comm_); });
     if (!coll::supports(own_algorithm(impl), kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
     return coll::make_collective(own_algorithm(impl), kind, transport_, memory_, ring);

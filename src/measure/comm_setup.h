@@ -9,16 +9,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collectives/algorithms.h"
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/ring_options.h"
 #include "collectives/transport.h"
+#include "collectives/tuning.h"
 
 namespace shardroof {
 
-// Ours: auto (size-based choice), ring, pairwise, direct (collectives/algorithms.h);
+// Ours: auto (chosen by a tuning table), ring, pairwise, direct (collectives/algorithms.h);
 // native: the library's own collective.
 enum class Impl { Auto, Ring, Pairwise, Direct, Native };
 std::string_view to_string(Impl impl);
@@ -44,6 +46,21 @@ class CommSetup {
                                                  const coll::RingOptions& ring) = 0;
   // Human-readable name of what `impl` runs on this setup, e.g. "ring/mpi".
   virtual std::string describe(Impl impl) const = 0;
+
+  // The tuning table `auto` chooses by. Until one is set: the built-in
+  // table (measure/tuning_file.h) less the rules measured over another
+  // transport or memory space.
+  void set_tuning(std::shared_ptr<const coll::TuningTable> table) { tuning_ = std::move(table); }
+  const coll::TuningTable& tuning();
+
+ protected:
+  // `auto` on this setup: our algorithms `own` and the library's collective
+  // (`native`), chosen among by tuning().
+  std::unique_ptr<coll::Collective> make_auto(coll::CollectiveKind kind, const coll::RingOptions& ring,
+                                              const std::vector<coll::Algorithm>& own, coll::NativeFactory native);
+
+ private:
+  std::shared_ptr<const coll::TuningTable> tuning_;
 };
 
 // Host buffers over MPI point-to-point (ring) or MPI's own collectives (native).

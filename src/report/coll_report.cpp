@@ -8,6 +8,24 @@
 
 namespace shardroof {
 
+namespace {
+
+// Times in microseconds: the statistics of the per-iteration maxima over
+// ranks, and each rank's own per-iteration times.
+nlohmann::json time_us_json(const TimeStats& t) {
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const auto& rank : t.per_rank) {
+    nlohmann::json times = nlohmann::json::array();
+    for (const double v : rank) times.push_back(v * 1e6);
+    per_rank.push_back(std::move(times));
+  }
+  return {{"median", t.median * 1e6}, {"p50", t.median * 1e6}, {"p95", t.p95 * 1e6},
+          {"p99", t.p99 * 1e6},       {"iqm", t.iqm * 1e6},    {"min", t.min * 1e6},
+          {"max", t.max * 1e6},       {"per_rank", std::move(per_rank)}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const CollRecord& r) {
   return {{"collective", coll::to_string(r.kind)},
           {"impl", r.impl},
@@ -17,16 +35,22 @@ nlohmann::json to_json(const CollRecord& r) {
           {"in_place", r.in_place},
           {"bytes", r.bytes},
           {"count", r.count},
-          {"time_us", {{"median", r.time.median * 1e6}, {"min", r.time.min * 1e6}, {"max", r.time.max * 1e6}}},
+          {"time_us", time_us_json(r.time)},
           {"algbw_GBps", r.algbw_GBps},
           {"busbw_GBps", r.busbw_GBps},
           {"wrong", r.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.wrong)}};
 }
 
-void CollConsoleReporter::header(const CollPlan& plan, const std::string& setup_text) {
-  out_ << fmt::format("# shardroof coll: {} on {} ranks, {}\n", coll::to_string(plan.kind), nranks_, setup_text);
-  out_ << fmt::format("# warmup {} iters {} check {}; {}\n", plan.timing.warmup, plan.timing.iters,
-                      plan.check ? 1 : 0, kAggregationNote);
+void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header) {
+  out_ << fmt::format("# shardroof coll: {} on {} ranks, {}\n", coll::to_string(plan.kind), nranks_, header.setup_text);
+  out_ << fmt::format("# timing {}: warmup {} iters {}{} check {}; {}\n", to_string(plan.timing.mode),
+                      plan.timing.warmup, plan.timing.iters,
+                      plan.timing.mode == TimingMode::Batched ? fmt::format(" batch {}", plan.timing.batch) : "",
+                      plan.check ? 1 : 0, aggregation_note(plan.timing));
+  out_ << fmt::format("# segments: {}\n", plan.ring.segment_bytes == 0
+                                                ? std::string("auto (equal segments of each block, at most a quarter of the L2 cache)")
+                                                : fmt::format("{} bytes", plan.ring.segment_bytes));
+  for (const auto& note : header.notes) out_ << "# " << note << "\n";
   out_ << "# algbw = S/time (GB/s, 1e9 bytes); busbw = algbw * "
        << (plan.kind == coll::CollectiveKind::AllReduce ? "2(N-1)/N" : "(N-1)/N") << "\n#\n";
   out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
@@ -58,6 +82,15 @@ void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
   out_.flush();
 }
 
+void CollConsoleReporter::ranking(const SizeRanking& ranking) {
+  std::string text;
+  for (const auto& [impl, t] : ranking.times)
+    text += fmt::format("{}{} {:.2f}", text.empty() ? "" : " < ", impl, t * 1e6);
+  out_ << fmt::format("# tune {} {}: {} (us, out of place + in place)\n", coll::to_string(ranking.kind), ranking.bytes,
+                      text);
+  out_.flush();
+}
+
 void CollConsoleReporter::footer(const std::vector<CollRecord>& all) {
   std::map<std::string, std::pair<double, int>> busbw;
   long long wrong = 0;
@@ -79,7 +112,7 @@ void CollConsoleReporter::footer(const std::vector<CollRecord>& all) {
   } else {
     out_ << "# Out of bounds values : not checked (--check 0)\n";
   }
-  out_ << "# Times: " << kAggregationNote << "\n";
+  out_ << "# Times: median over iterations of the max over ranks (--json: p50, p95, p99, interquartile mean, min, max and each rank's times)\n";
   out_.flush();
 }
 

@@ -27,13 +27,38 @@ TimeStats summarize(std::vector<double> samples) {
   };
   s.p95 = percentile(95);
   s.p99 = percentile(99);
+  const std::size_t lo = n < 4 ? 0 : n / 4;
+  const std::size_t hi = n < 4 ? n : n - n / 4;
+  double sum = 0;
+  for (std::size_t i = lo; i < hi; ++i) sum += samples[i];
+  s.iqm = sum / static_cast<double>(hi - lo);
   return s;
 }
 
 TimeStats scaled(TimeStats stats, double factor) {
-  for (double* v : {&stats.median, &stats.min, &stats.max, &stats.p95, &stats.p99}) *v *= factor;
+  for (double* v : {&stats.median, &stats.min, &stats.max, &stats.p95, &stats.p99, &stats.iqm}) *v *= factor;
   for (double& v : stats.samples) v *= factor;
+  for (auto& rank : stats.per_rank)
+    for (double& v : rank) v *= factor;
   return stats;
+}
+
+std::string_view to_string(TimingMode mode) {
+  return mode == TimingMode::Batched ? "batched" : "per-iteration";
+}
+
+std::optional<TimingMode> parse_timing_mode(std::string_view name) {
+  for (const auto mode : {TimingMode::PerIteration, TimingMode::Batched})
+    if (name == to_string(mode)) return mode;
+  return std::nullopt;
+}
+
+std::string aggregation_note(const TimingPlan& plan) {
+  if (plan.mode == TimingMode::PerIteration) return std::string(kAggregationNote);
+  return fmt::format(
+      "batched: an iteration is {} back-to-back calls after one barrier, time per call = the batch's time / {}; "
+      "time per iteration = max over ranks; reported: median (min, max) over iterations",
+      plan.batch, plan.batch);
 }
 
 void HostClock::start() {
@@ -48,14 +73,24 @@ double HostClock::stop() {
 
 namespace {
 
-// The one timing loop behind time_iterations and time_interleaved: each
-// iteration runs ops[0], ops[1], ... in turn, each after its own barrier and
-// timed on its own; `prepare`, if given, runs before each iteration's first
-// barrier, outside the timed region. Returns the per-iteration maxima over
-// ranks, operation-major (each operation's samples contiguous).
-std::vector<double> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
-                             const IterationFn& prepare) {
+// Per-iteration times of one operation.
+struct OpTimes {
+  std::vector<double> slowest;                // max over ranks, per iteration
+  std::vector<std::vector<double>> per_rank;  // [rank][iteration]
+};
+
+// The one timing loop behind every measurement: each iteration runs ops[0],
+// ops[1], ... in turn, each after its own barrier and timed on its own (in
+// batched mode each as plan.batch back-to-back calls); prepares[k], if
+// given, runs before ops[k]'s barrier, outside the timed region.
+std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
+                              const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None) {
   const std::size_t n_ops = ops.size();
+  const auto prepare = [&](std::size_t k, int iteration) {
+    if (k < prepares.size() && prepares[k]) prepares[k](iteration);
+  };
+  const bool batched = plan.mode == TimingMode::Batched;
+  const int calls = batched ? std::max(plan.batch, 1) : 1;
   // Each iteration is a watched step (util/watchdog.h): the scope opens
   // before the barrier and closes after the clock stops, outside the timed
   // region, and names the step in the watchdog's message.
@@ -63,61 +98,92 @@ std::vector<double> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock
     return n_ops > 1 ? fmt::format("{} iteration {} of {}, operation {} of {}", what, i + 1, of, k + 1, n_ops)
                      : fmt::format("{} iteration {} of {}", what, i + 1, of);
   };
-  for (int i = 0; i < plan.warmup; ++i) {
-    for (std::size_t k = 0; k < n_ops; ++k) {
-      WatchdogScope step(step_name("warm-up", i, plan.warmup, k));
-      if (k == 0 && prepare) prepare(-1 - i);
+  if (batched) {
+    // Warm-up calls back to back, as the timed ones run.
+    for (std::size_t k = 0; k < n_ops && plan.warmup > 0; ++k) {
+      WatchdogScope step(step_name("warm-up", 0, 1, k));
+      prepare(k, -1);
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
-      ops[k](-1 - i);
+      for (int c = 0; c < plan.warmup; ++c) ops[k](-1 - c);
+    }
+  } else {
+    for (int i = 0; i < plan.warmup; ++i) {
+      for (std::size_t k = 0; k < n_ops; ++k) {
+        WatchdogScope step(step_name("warm-up", i, plan.warmup, k));
+        prepare(k, -1 - i);
+        SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+        ops[k](-1 - i);
+      }
     }
   }
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
   std::vector<double> local(n_ops * iters);
   for (std::size_t i = 0; i < iters; ++i) {
-    for (std::size_t k = 0; k < n_ops; ++k) {
+    for (std::size_t turn = 0; turn < n_ops; ++turn) {
+      const std::size_t k = rotation == Rotation::Rotate ? (i + turn) % n_ops : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
-      if (k == 0 && prepare) prepare(static_cast<int>(i));
+      prepare(k, static_cast<int>(i));
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
       clock.start();
-      ops[k](static_cast<int>(i));
-      local[k * iters + i] = clock.stop();
+      for (int c = 0; c < calls; ++c) ops[k](static_cast<int>(i));
+      local[k * iters + i] = clock.stop() / calls;
     }
   }
-  // One reduction after the loop: the maxima are taken outside timed regions.
-  std::vector<double> slowest(local.size());
+  // After the loop, outside timed regions: the maxima over ranks, and every
+  // rank's own times.
   WatchdogScope step("max over ranks of the iteration times");
+  std::vector<double> slowest(local.size());
   SHARDROOF_MPI_CHECK(MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE,
                                     MPI_MAX, comm));
-  return slowest;
+  int nranks = 1;
+  SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &nranks));
+  std::vector<double> all(local.size() * static_cast<std::size_t>(nranks));
+  SHARDROOF_MPI_CHECK(MPI_Allgather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
+                                    static_cast<int>(local.size()), MPI_DOUBLE, comm));
+  std::vector<OpTimes> out(n_ops);
+  const auto at = [&](const std::vector<double>& v, std::size_t offset) {
+    return v.begin() + static_cast<std::ptrdiff_t>(offset);
+  };
+  for (std::size_t k = 0; k < n_ops; ++k) {
+    out[k].slowest.assign(at(slowest, k * iters), at(slowest, (k + 1) * iters));
+    for (std::size_t r = 0; r < static_cast<std::size_t>(nranks); ++r) {
+      const std::size_t base = r * local.size() + k * iters;
+      out[k].per_rank.emplace_back(at(all, base), at(all, base + iters));
+    }
+  }
+  return out;
+}
+
+TimeStats stats_of(OpTimes times) {
+  TimeStats s = summarize(std::move(times.slowest));
+  s.per_rank = std::move(times.per_rank);
+  return s;
 }
 
 }  // namespace
 
 std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                     const IterationFn& op, const IterationFn& prepare) {
-  return time_ops(comm, plan, clock, {op}, prepare);
+  return std::move(time_ops(comm, plan, clock, {op}, {prepare}).front().slowest);
 }
 
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
                   const IterationFn& prepare) {
-  return summarize(time_iterations(comm, plan, clock, op, prepare));
+  return stats_of(std::move(time_ops(comm, plan, clock, {op}, {prepare}).front()));
 }
 
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                                   const std::vector<IterationFn>& ops) {
-  const std::vector<double> slowest = time_ops(comm, plan, clock, ops, {});
-  const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
-  std::vector<std::vector<double>> out(ops.size());
-  for (std::size_t k = 0; k < ops.size(); ++k)
-    out[k].assign(slowest.begin() + static_cast<std::ptrdiff_t>(k * iters),
-                  slowest.begin() + static_cast<std::ptrdiff_t>((k + 1) * iters));
+  std::vector<std::vector<double>> out;
+  for (auto& t : time_ops(comm, plan, clock, ops, {})) out.push_back(std::move(t.slowest));
   return out;
 }
 
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
-                                           const std::vector<IterationFn>& ops) {
+                                           const std::vector<IterationFn>& ops,
+                                           const std::vector<IterationFn>& prepares, Rotation rotation) {
   std::vector<TimeStats> out;
-  for (auto& samples : time_interleaved(comm, plan, clock, ops)) out.push_back(summarize(std::move(samples)));
+  for (auto& t : time_ops(comm, plan, clock, ops, prepares, rotation)) out.push_back(stats_of(std::move(t)));
   return out;
 }
 

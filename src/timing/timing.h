@@ -1,9 +1,14 @@
 // The one timing module every command uses (the timing rules stated in the README):
-//  - warm-up iterations run first and are never timed;
+//  - warm-up runs first and is never timed;
 //  - each timed iteration starts after a barrier;
 //  - an iteration's time is the MAX over ranks (a step ends when its
 //    slowest rank ends);
-//  - a measurement reports the median, min and max over iterations.
+//  - a measurement reports the median, min and max over iterations (and
+//    nearest-rank p95/p99), keeps every sample, and keeps each rank's own
+//    per-iteration times so a straggler can be seen.
+// Two modes: per iteration (one call per barrier, the default) and batched
+// (several back-to-back calls per barrier, the time per call averaged over
+// the batch: what OSU-style and nccl-tests-style benchmarks report).
 // The body measures itself through a Clock, so device work can be timed with
 // stream events (the CUDA backend's clock) and host work with steady_clock.
 #pragma once
@@ -11,6 +16,8 @@
 #include <mpi.h>
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,24 +25,34 @@ namespace shardroof {
 
 // Statistics over iterations of the per-iteration maximum over ranks.
 struct TimeStats {
-  double median = 0;
+  double median = 0;  // = p50
   double min = 0;
   double max = 0;
   double p95 = 0;  // nearest-rank percentiles over iterations
   double p99 = 0;
+  // Interquartile mean: the mean of the middle half of the sorted samples.
+  // Where the times of one operation fall into two modes (small messages:
+  // which rank leaves the barrier first), the median jumps between them as
+  // their shares pass one half; this moves smoothly, and still ignores the
+  // rare iteration that lost its core.
+  double iqm = 0;
   // The per-iteration values themselves, in iteration order: what a
   // resampling (bootstrap) interval or a later reader needs.
   std::vector<double> samples;
+  // Each rank's own per-iteration times ([rank][iteration], on that rank's
+  // clock), of which `samples` holds the maxima. Empty when the statistics
+  // were made from bare samples (summarize).
+  std::vector<std::vector<double>> per_rank;
 };
 
-// What the output says about how numbers were aggregated.
+// What the output says about how numbers were aggregated (per-iteration mode).
 inline constexpr std::string_view kAggregationNote =
     "time per iteration = max over ranks; reported: median (min, max) over iterations";
 
 TimeStats summarize(std::vector<double> samples);
 
-// Every statistic and sample multiplied by `factor` (a round trip halved
-// into a one-way time, say).
+// Every statistic and sample (per-rank ones too) multiplied by `factor` (a
+// round trip halved into a one-way time, say).
 TimeStats scaled(TimeStats stats, double factor);
 
 // Times one operation on this rank.
@@ -56,23 +73,47 @@ class HostClock final : public Clock {
   double t0_ = 0;
 };
 
-struct TimingPlan {
-  int warmup = 5;
-  int iters = 20;
+enum class TimingMode {
+  // One call per timed iteration, each after a barrier: the time of a step
+  // as the sweep sees it, with its variation from call to call.
+  PerIteration,
+  // A timed iteration is a batch of back-to-back calls after one barrier;
+  // its time is the batch's time divided by the number of calls. Calls
+  // overlap their neighbours' start-up and wind-down, as in an application
+  // loop: what OSU Micro-Benchmarks and nccl-tests report.
+  Batched,
 };
+
+std::string_view to_string(TimingMode mode);  // "per-iteration", "batched"
+std::optional<TimingMode> parse_timing_mode(std::string_view name);
+
+struct TimingPlan {
+  int warmup = 5;  // untimed calls before the timed ones
+  int iters = 20;  // timed iterations (batches in batched mode)
+  TimingMode mode = TimingMode::PerIteration;
+  int batch = 20;  // calls per timed iteration in batched mode
+};
+
+// What the output says about how a plan's numbers were aggregated.
+std::string aggregation_note(const TimingPlan& plan);
 
 using IterationFn = std::function<void(int iteration)>;
 
-// Runs `op(iteration)` plan.warmup times untimed, then plan.iters times
-// timed, each after a barrier on `comm`. Returns the per-iteration maxima
-// over ranks (identical on every rank). `op` receives the iteration index,
-// negative for warm-up. `prepare(iteration)`, if given, runs before each
-// iteration's barrier, outside the timed region: it refreshes or rotates
-// buffers (e.g. restores an in-place input).
+// Runs `op(iteration)` plan.warmup times untimed, then plan.iters timed
+// iterations, each after a barrier on `comm`. Per iteration: one call, or in
+// batched mode plan.batch back-to-back calls timed together (the sample is
+// their time divided by plan.batch); batched warm-up calls run back to back
+// after one barrier. Returns the per-iteration maxima over ranks (identical
+// on every rank). `op` receives the iteration index, negative for warm-up.
+// `prepare(iteration)`, if given, runs before each iteration's barrier,
+// outside the timed region: it refreshes or rotates buffers (e.g. restores
+// an in-place input); in batched mode it runs once per batch, so the calls
+// of a batch after the first see what the previous call left.
 std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                     const IterationFn& op, const IterationFn& prepare = {});
 
-// time_iterations followed by summarize.
+// time_iterations followed by summarize; also keeps each rank's own
+// per-iteration times (TimeStats::per_rank).
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
                   const IterationFn& prepare = {});
 
@@ -86,8 +127,22 @@ TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const Ite
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                                   const std::vector<IterationFn>& ops);
 
-// time_interleaved followed by summarize, per operation.
+// The order in which an interleaved measurement runs its operations.
+enum class Rotation {
+  None,    // ops[0], ops[1], ... every iteration
+  // Iteration i starts at ops[i mod n]: no operation always runs first,
+  // right after the previous iteration's last one (a position that changes
+  // the times of small messages by whole modes).
+  Rotate,
+};
+
+// time_interleaved followed by summarize, per operation, with each rank's
+// own per-iteration times. prepares[k], if given, runs before each of
+// ops[k]'s iterations (warm-up included: before its warm-up batch in
+// batched mode), outside the timed region, as `prepare` does for measure.
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
-                                           const std::vector<IterationFn>& ops);
+                                           const std::vector<IterationFn>& ops,
+                                           const std::vector<IterationFn>& prepares = {},
+                                           Rotation rotation = Rotation::None);
 
 }  // namespace shardroof

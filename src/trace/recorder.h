@@ -87,6 +87,8 @@ class Recorder {
   int begin_region(Region region);
   // The last region, e.g. to record the algorithm `auto` chose after it ran.
   Region& current_region() { return regions_.back(); }
+  // The region begin_region numbered `index`.
+  Region& region(int index) { return regions_.at(static_cast<std::size_t>(index)); }
 
   // Arms or disarms every track.
   void set_recording(bool on);

@@ -2,7 +2,11 @@
 // the nccl-tests formulas (README "shardroof coll"):
 //   bytes = count * element size, algbw = bytes / time (GB/s, 1e9 bytes,
 //   from the median time), busbw = algbw * 2(N-1)/N (AllReduce) or
-//   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0.
+//   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0; time_us holds
+//   median = p50 <= p95 <= p99 <= max, the interquartile mean, and each
+//   rank's per-iteration times
+//   (per_rank: one array per rank, settings.iters long); settings.timing
+//   names the timing mode, which the aggregation note matches.
 // Usage: check_coll_json FILE RANKS COLLECTIVE IMPLS
 //   IMPLS: comma-separated impls expected in the results (e.g. ring,native),
 //          or '*' for any non-empty set.
@@ -86,8 +90,20 @@ int main(int argc, char** argv) {
   if (doc["ranks"] != ranks) fail("ranks", "is " + doc["ranks"].dump() + ", want " + std::to_string(ranks));
   if (!doc["aggregation"].is_string() || doc["aggregation"].get<std::string>().find("max over ranks") == std::string::npos)
     fail("aggregation", "does not say the per-iteration time is the max over ranks");
-  if (has_all(doc["settings"], {"collective", "datatype", "op", "impl", "iters", "warmup_iters", "check", "sizes"}, "settings")) {
-    if (doc["settings"]["collective"] != collective) fail("settings.collective", doc["settings"]["collective"].dump());
+  std::size_t iters = 0;
+  if (has_all(doc["settings"], {"collective", "datatype", "op", "impl", "iters", "warmup_iters", "check", "sizes", "timing"},
+              "settings")) {
+    const auto& st = doc["settings"];
+    if (st["collective"] != collective) fail("settings.collective", st["collective"].dump());
+    iters = st["iters"].get<std::size_t>();
+    const std::string note = doc["aggregation"].is_string() ? doc["aggregation"].get<std::string>() : "";
+    if (st["timing"] == "batched") {
+      if (!st.contains("batch") || !st["batch"].is_number_integer() || st["batch"].get<int>() < 1)
+        fail("settings.batch", "batched timing without a batch size");
+      if (note.find("back-to-back") == std::string::npos) fail("aggregation", "does not describe the batches");
+    } else if (st["timing"] != "per-iteration") {
+      fail("settings.timing", st["timing"].dump());
+    }
   }
   if (has_all(doc["environment"], {"hosts", "mpi_library", "blas", "compiler", "build_type", "date"}, "environment")) {
     const auto& hosts = doc["environment"]["hosts"];
@@ -117,9 +133,28 @@ int main(int argc, char** argv) {
     const std::size_t es = element_size(r["datatype"].get<std::string>());
     if (es == 0) fail(where, "unknown datatype " + r["datatype"].dump());
     if (bytes != count * es) fail(where, "bytes " + std::to_string(bytes) + " != count * element size");
-    if (!has_all(r["time_us"], {"median", "min", "max"}, where + ".time_us")) continue;
-    const double med = r["time_us"]["median"], lo = r["time_us"]["min"], hi = r["time_us"]["max"];
-    if (!(med > 0) || !(lo <= med) || !(med <= hi)) fail(where, "time_us needs 0 < min <= median <= max");
+    if (!has_all(r["time_us"], {"median", "p50", "p95", "p99", "iqm", "min", "max", "per_rank"}, where + ".time_us"))
+      continue;
+    const auto& t = r["time_us"];
+    const double med = t["median"], lo = t["min"], hi = t["max"], p95 = t["p95"], p99 = t["p99"], iqm = t["iqm"];
+    if (!(med > 0) || !(lo <= med) || !(med <= p95) || !(p95 <= p99) || !(p99 <= hi))
+      fail(where, "time_us needs 0 < min <= median <= p95 <= p99 <= max");
+    if (!(lo <= iqm) || !(iqm <= hi)) fail(where, "time_us.iqm is outside [min, max]");
+    if (t["p50"] != t["median"]) fail(where, "time_us.p50 differs from the median");
+    const auto& per_rank = t["per_rank"];
+    if (!per_rank.is_array() || per_rank.size() != static_cast<std::size_t>(ranks)) {
+      fail(where, "time_us.per_rank needs one array per rank");
+    } else {
+      for (const auto& mine : per_rank) {
+        if (!mine.is_array() || mine.size() != iters) {
+          fail(where, "time_us.per_rank needs each rank's time of every iteration");
+          break;
+        }
+        // Each iteration's time is the max over ranks: no rank took longer than the slowest.
+        for (const auto& v : mine)
+          if (!v.is_number() || v.get<double>() > hi * (1 + 1e-12)) fail(where, "a rank's time exceeds time_us.max");
+      }
+    }
     // algbw = S / t with t in seconds, in GB/s of 1e9 bytes = bytes / time_us * 1e-3.
     const double algbw = static_cast<double>(bytes) / med * 1e-3;
     const double got_alg = r["algbw_GBps"], got_bus = r["busbw_GBps"];

@@ -133,9 +133,11 @@ Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t cou
     RingOptions opt;
     opt.segment_bytes = segment_bytes;
     std::vector<float> in(count + 1, 1.0f), out(count + 1, 0.0f);
-    AutoChoice no_pairwise;
-    no_pairwise.pairwise_max_ranks = 0;
-    make_collective(algorithm, kind, t, mem, opt, no_pairwise)->run(in.data(), out.data(), count, DataType::Float, ReduceOp::Sum);
+    // As the NCCL setup builds them: auto never runs pairwise there.
+    auto c = algorithm == Algorithm::Auto
+                 ? make_auto_collective(kind, t, mem, opt, {}, {Algorithm::Ring, Algorithm::Direct})
+                 : make_collective(algorithm, kind, t, mem, opt);
+    c->run(in.data(), out.data(), count, DataType::Float, ReduceOp::Sum);
     EXPECT_EQ(t.queued(), 0u) << "rank " << r << " left operations unissued";
     streams.push_back(std::move(t.groups));
   }

@@ -1,5 +1,6 @@
-// The algorithms other than the ring (pairwise, direct, and the auto choice)
-// against the exact expected values of check_pattern: every collective they
+// The algorithms other than the ring (pairwise, direct, and auto switching
+// between them by a tuning table) against the exact expected values of
+// check_pattern: every collective they
 // implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
 // 1048579}, in place and out of place, with the default segment size and a
 // small one (many segments per block). Inputs must come back unchanged out
@@ -12,13 +13,16 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/algorithms.h"
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
 #include "collectives/memory.h"
+#include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
+#include "collectives/tuning.h"
 #include "../mpi_test_util.h"
 #include "../collective_test_values.h"
 
@@ -118,6 +122,15 @@ std::string run_and_check(Collective& c, const Reference& ref, std::size_t count
   return problems.str();
 }
 
+// A table for `kind` on `n` ranks: direct (or pairwise, for AllGather) up
+// to 64 bytes, pairwise up to 64 KiB, ring above.
+TuningTable switching_table(CollectiveKind kind, int n) {
+  TuningTable t;
+  const std::string small = supports(Algorithm::Direct, kind) ? "direct" : "pairwise";
+  t.rules = {{kind, n, 64, {small}, 0}, {kind, n, 64 << 10, {"pairwise"}, 0}, {kind, n, kNoUpperBound, {"ring"}, 0}};
+  return t;
+}
+
 struct Case {
   Algorithm algorithm;
   CollectiveKind kind;
@@ -135,9 +148,12 @@ TEST_P(Algorithms, MatchExpectedValues) {
   small.segment_bytes = 4096;
   // One object per configuration for the whole test, so scratch is reused
   // across sizes as in a benchmark.
+  // auto takes a table that sends tiny, mid-sized and large counts to
+  // different algorithms, so every edge count runs through a switch.
+  const TuningTable table = switching_table(c.kind, n);
   std::vector<std::unique_ptr<Collective>> collectives;
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory));
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, small));
+  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, {}, table));
+  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, small, table));
 
   std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
@@ -174,15 +190,29 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>
 INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
 
-TEST(AutoChoice, PicksDirectForTinyAllReduceAndPairwiseForFewRanks) {
-  const AutoChoice choice;
-  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 8, 4), Algorithm::Direct);
-  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 64u << 20, 4), Algorithm::Pairwise);
-  EXPECT_EQ(choice.choose(CollectiveKind::ReduceScatter, 8, 2), Algorithm::Pairwise);
-  EXPECT_EQ(choice.choose(CollectiveKind::AllReduce, 64u << 20, choice.pairwise_max_ranks + 1), Algorithm::Ring);
-  EXPECT_FALSE(supports(Algorithm::Direct, CollectiveKind::AllGather));
-  EXPECT_EQ(parse_algorithm("pairwise"), Algorithm::Pairwise);
-  EXPECT_EQ(parse_algorithm("nope"), std::nullopt);
+// auto with the library's own collective among its candidates: the table
+// names native first for small sizes and the ring above; every choice gives
+// the exact result, and the choice shows in algorithm().
+TEST(AutoWithNative, RunsWhatTheTableNamesAndGivesExactResults) {
+  const int rank = world_rank();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  TuningTable table;
+  table.rules = {{CollectiveKind::AllReduce, n, 4096, {"native", "direct"}, 0},
+                 {CollectiveKind::AllReduce, n, kNoUpperBound, {"ring"}, 0}};
+  auto c = make_auto_collective(CollectiveKind::AllReduce, transport, memory, {}, table,
+                                {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct},
+                                [] { return std::make_unique<MpiNativeCollective>(CollectiveKind::AllReduce, MPI_COMM_WORLD); });
+  std::ostringstream failures;
+  for (const auto& [count, want] : {std::pair<std::size_t, std::string>{5, "auto:native"}, {1024, "auto:native"},
+                                    {1025, "auto:ring"}, {7919, "auto:ring"}}) {
+    const Reference ref(CollectiveKind::AllReduce, count, DataType::Float, ReduceOp::Sum, rank, n);
+    const std::string p = run_and_check(*c, ref, count, DataType::Float, ReduceOp::Sum, false, rank, n);
+    if (!p.empty()) failures << "count " << count << ": " << p << "\n";
+    if (c->algorithm() != want) failures << "count " << count << " ran " << c->algorithm() << ", want " << want << "\n";
+  }
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
 
 }  // namespace

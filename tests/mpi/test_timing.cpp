@@ -1,6 +1,7 @@
-// The timing module's interleaved measurement: every iteration runs the
+// The timing module: the interleaved measurement (every iteration runs the
 // operations in turn, warm-up first, and each operation's samples are its
-// own per-iteration maxima over ranks.
+// own per-iteration maxima over ranks), each rank's own times, and the
+// batched mode.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -54,12 +55,83 @@ TEST(TimeInterleaved, RunsTheOperationsInTurnAndKeepsEachOnesMaxima) {
   EXPECT_DOUBLE_EQ(stats[1].median, 1000.0 * world_size() + 17.5);
 }
 
+TEST(TimeInterleaved, RotatedIterationsStartOneOperationFurtherEachTime) {
+  const TimingPlan plan{1, 3};
+  CountingClock clock;
+  std::vector<std::string> order;
+  std::vector<IterationFn> ops;
+  for (const char* name : {"a", "b", "c"})
+    ops.push_back([&order, name](int it) { order.push_back(std::string(name) + std::to_string(it)); });
+  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, Rotation::Rotate);
+  const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a0", "b0", "c0", "b1", "c1", "a1", "c2", "a2", "b2"};
+  EXPECT_ALL_RANKS(order == expected, "rotated iterations ran out of turn");
+  ASSERT_EQ(stats.size(), 3u);
+  // Each operation's samples stay its own: b ran as timed calls 1, 3 and 8.
+  EXPECT_EQ(stats[1].samples, (std::vector<double>{1000.0 * world_size() + 1, 1000.0 * world_size() + 3,
+                                                   1000.0 * world_size() + 8}));
+}
+
 TEST(TimeInterleaved, NoOperationsOrNoIterationsGiveEmptySamples) {
   CountingClock clock;
   EXPECT_TRUE(time_interleaved(MPI_COMM_WORLD, {1, 3}, clock, {}).empty());
   const auto none = time_interleaved(MPI_COMM_WORLD, {0, 0}, clock, {[](int) {}});
   ASSERT_EQ(none.size(), 1u);
   EXPECT_TRUE(none[0].empty());
+}
+
+TEST(Measure, KeepsEachRanksOwnTimesBesideTheMaxima) {
+  const TimingPlan plan{1, 3};
+  CountingClock clock;
+  const TimeStats s = measure(MPI_COMM_WORLD, plan, clock, [](int) {});
+  const int n = world_size();
+  bool ok = static_cast<int>(s.per_rank.size()) == n;
+  for (int r = 0; ok && r < n; ++r) {
+    ok = s.per_rank[static_cast<std::size_t>(r)].size() == 3;
+    for (std::size_t i = 0; ok && i < 3; ++i)
+      ok = s.per_rank[static_cast<std::size_t>(r)][i] == 1000.0 * (r + 1) + static_cast<double>(i);
+  }
+  EXPECT_ALL_RANKS(ok, "per_rank does not hold each rank's own per-iteration times");
+  EXPECT_EQ(s.samples, s.per_rank.back());  // the highest rank is the slowest here
+  const TimeStats half = scaled(s, 0.5);
+  EXPECT_DOUBLE_EQ(half.per_rank.front().front(), 500.0);
+}
+
+// A clock that reports how many calls ran since start(), in seconds.
+class CallCountingClock final : public Clock {
+ public:
+  explicit CallCountingClock(const int& calls) : calls_(calls) {}
+  void start() override { at_start_ = calls_; }
+  double stop() override { return calls_ - at_start_; }
+
+ private:
+  const int& calls_;
+  int at_start_ = 0;
+};
+
+TEST(Measure, BatchedRunsBackToBackCallsAndDividesByTheBatch) {
+  int calls = 0;
+  CallCountingClock clock(calls);
+  std::vector<int> iterations, prepared;
+  const TimingPlan plan{3, 2, TimingMode::Batched, 5};
+  const TimeStats s = measure(
+      MPI_COMM_WORLD, plan, clock,
+      [&](int it) {
+        ++calls;
+        iterations.push_back(it);
+      },
+      [&](int it) { prepared.push_back(it); });
+  // Warm-up: 3 calls after one barrier (one prepare); then 2 batches of 5.
+  const std::vector<int> want = {-1, -2, -3, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+  EXPECT_ALL_RANKS(iterations == want, "batched mode ran the calls out of order");
+  EXPECT_ALL_RANKS(prepared == std::vector<int>({-1, 0, 1}), "batched mode prepared other than once per batch");
+  ASSERT_EQ(s.samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.samples[0], 1.0);  // 5 calls counted, divided by 5
+  EXPECT_DOUBLE_EQ(s.median, 1.0);
+  EXPECT_EQ(parse_timing_mode("batched"), TimingMode::Batched);
+  EXPECT_EQ(parse_timing_mode("per-iteration"), TimingMode::PerIteration);
+  EXPECT_EQ(parse_timing_mode("averaged"), std::nullopt);
+  EXPECT_NE(aggregation_note(plan).find("5 back-to-back calls"), std::string::npos);
+  EXPECT_NE(aggregation_note(plan).find("max over ranks"), std::string::npos);
 }
 
 TEST(Summarize, MedianPercentilesAndSamplesInIterationOrder) {
@@ -72,7 +144,10 @@ TEST(Summarize, MedianPercentilesAndSamplesInIterationOrder) {
   EXPECT_DOUBLE_EQ(s.median, 10.5);
   EXPECT_DOUBLE_EQ(s.p95, 19);
   EXPECT_DOUBLE_EQ(s.p99, 20);
+  EXPECT_DOUBLE_EQ(s.iqm, 10.5);  // the mean of 6..15
   EXPECT_EQ(s.samples, v);
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 100}).iqm, 103.0 / 3);  // fewer than four: the mean
+  EXPECT_DOUBLE_EQ(summarize({1, 10, 10, 100}).iqm, 10);
   const TimeStats one = summarize({3.0});
   EXPECT_DOUBLE_EQ(one.p95, 3);
   EXPECT_DOUBLE_EQ(one.p99, 3);

@@ -1,0 +1,301 @@
+// Tuning tables and `auto`: rule lookup, the choice among what can be
+// built, table files (TOML) and their errors, the built-in table, and the
+// tuner's decisions on measurements (ranking, pruning, rules).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/auto_collective.h"
+#include "measure/tuner.h"
+#include "measure/tuning_file.h"
+#include "util/error.h"
+
+namespace shardroof {
+namespace {
+
+using coll::CollectiveKind;
+using coll::kNoUpperBound;
+using coll::TuningRule;
+using coll::TuningTable;
+
+TuningTable two_rank_table() {
+  TuningTable t;
+  t.rules = {{CollectiveKind::AllReduce, 2, kNoUpperBound, {"ring"}, 0},
+             {CollectiveKind::AllReduce, 2, 64, {"native", "direct"}, 0},
+             {CollectiveKind::AllReduce, 2, 4096, {"pairwise"}, 65536},
+             {CollectiveKind::ReduceScatter, 2, kNoUpperBound, {"pairwise"}, 0}};
+  t.sort();
+  return t;
+}
+
+TEST(TuningTable, ARuleCoversTheSizesAboveThePreviousOneUpToItsMaximum) {
+  const TuningTable t = two_rank_table();
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 0)->order.front(), "native");
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 64)->order.front(), "native");
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 65)->order.front(), "pairwise");
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, 4097)->order.front(), "ring");
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 2, kNoUpperBound)->order.front(), "ring");
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllReduce, 3, 8), nullptr);
+  EXPECT_EQ(t.rule_for(CollectiveKind::AllGather, 2, 8), nullptr);
+  const auto rules = t.rules_for(CollectiveKind::AllReduce, 2);
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].max_bytes, 64u);
+  EXPECT_EQ(rules[2].max_bytes, kNoUpperBound);
+}
+
+TEST(TuningTable, MergeReplacesTheMeasuredRangeAndKeepsTheRest) {
+  TuningTable t = two_rank_table();
+  t.measured.push_back({2, {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter}, 8, 8192, {{"host", "old"}}});
+  // A new measurement of all_reduce on 2 ranks from 1 KiB to 1 MiB.
+  TuningTable fresh;
+  fresh.rules = {{CollectiveKind::AllReduce, 2, 2048, {"direct"}, 0},
+                 {CollectiveKind::AllReduce, 2, kNoUpperBound, {"ring"}, 0},
+                 {CollectiveKind::AllReduce, 4, kNoUpperBound, {"native"}, 0}};
+  fresh.measured.push_back({2, {CollectiveKind::AllReduce}, 1024, 1 << 20, {{"host", "new"}}});
+  t.merge(2, {CollectiveKind::AllReduce}, 1024, 1 << 20, fresh);
+  const auto first = [&](std::uint64_t bytes) { return t.rule_for(CollectiveKind::AllReduce, 2, bytes)->order.front(); };
+  EXPECT_EQ(first(8), "native");      // below the range: kept
+  EXPECT_EQ(first(1023), "pairwise");  // cut at the range's start
+  EXPECT_EQ(first(1024), "direct");
+  EXPECT_EQ(first(2049), "ring");
+  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // above what either measured: the new choice at 1 MiB
+  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 4u);
+  EXPECT_EQ(t.rules_for(CollectiveKind::ReduceScatter, 2).size(), 1u);  // another collective: kept
+  EXPECT_TRUE(t.rules_for(CollectiveKind::AllReduce, 4).empty());       // another rank count: not merged
+  // The old origin still describes what is left of its range.
+  ASSERT_EQ(t.measured.size(), 2u);
+  EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "old");
+  EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
+
+  // An old measurement that reached further keeps its rules there.
+  TuningTable wide = two_rank_table();
+  wide.measured.push_back({2, {CollectiveKind::AllReduce}, 8, std::uint64_t{1} << 30, {{"host", "wide"}}});
+  TuningTable mid;
+  mid.rules = {{CollectiveKind::AllReduce, 2, kNoUpperBound, {"direct"}, 0}};
+  mid.measured.push_back({2, {CollectiveKind::AllReduce}, 1024, 2048, {{"host", "mid"}}});
+  wide.merge(2, {CollectiveKind::AllReduce}, 1024, 2048, mid);
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 2048)->order.front(), "direct");
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 2049)->order.front(), "pairwise");
+  EXPECT_EQ(wide.rule_for(CollectiveKind::AllReduce, 2, 1 << 20)->order.front(), "ring");
+
+  // Measuring the whole range anew replaces everything of that collective.
+  TuningTable all;
+  all.rules = {{CollectiveKind::AllReduce, 2, 100, {"native"}, 0}, {CollectiveKind::AllReduce, 2, 5000, {"ring"}, 0}};
+  all.measured.push_back({2, {CollectiveKind::AllReduce}, 8, 1 << 30, {{"host", "all"}}});
+  t.merge(2, {CollectiveKind::AllReduce}, 8, 1 << 30, all);
+  EXPECT_EQ(first(8), "native");
+  EXPECT_EQ(first(4096), "ring");
+  EXPECT_EQ(first(std::uint64_t{1} << 40), "ring");  // the largest measured choice extends upwards
+  EXPECT_EQ(t.rules_for(CollectiveKind::AllReduce, 2).size(), 2u);
+  EXPECT_EQ(t.origin_for(CollectiveKind::AllReduce, 2)->get("host"), "all");
+  EXPECT_EQ(t.origin_for(CollectiveKind::ReduceScatter, 2)->get("host"), "old");
+}
+
+// A collective that only records that it ran.
+class Fake final : public coll::Collective {
+ public:
+  Fake(std::string name, std::vector<std::string>& log) : name_(std::move(name)), log_(log) {}
+  CollectiveKind kind() const override { return CollectiveKind::AllReduce; }
+  std::string algorithm() const override { return name_; }
+  void run(const void*, void*, std::size_t, coll::DataType, coll::ReduceOp) override { log_.push_back(name_); }
+
+ private:
+  std::string name_;
+  std::vector<std::string>& log_;
+};
+
+struct AutoFixture {
+  explicit AutoFixture(std::vector<std::string> available, coll::RingOptions options = {},
+                       const TuningTable& table = two_rank_table())
+      : collective(CollectiveKind::AllReduce, 2, table, std::move(available),
+                   [this](std::string_view impl, const coll::RingOptions& o) {
+                     built.push_back(std::string(impl) + "@" + std::to_string(o.segment_bytes));
+                     return std::make_unique<Fake>(std::string(impl), ran);
+                   },
+                   options) {}
+  std::vector<std::string> built, ran;
+  coll::AutoCollective collective;
+  void call(std::size_t floats) { collective.run(nullptr, nullptr, floats, coll::DataType::Float, coll::ReduceOp::Sum); }
+};
+
+TEST(AutoCollective, RunsTheFirstImplementationOfTheRuleItCanBuild) {
+  AutoFixture with_native({"ring", "pairwise", "direct", "native"});
+  with_native.call(2);     // 8 bytes
+  with_native.call(2);
+  with_native.call(100);   // 400 bytes
+  with_native.call(4096);  // 16 KiB
+  EXPECT_EQ(with_native.ran, (std::vector<std::string>{"native", "native", "pairwise", "ring"}));
+  EXPECT_EQ(with_native.collective.algorithm(), "auto:ring");
+  // Built once each, on first use; the rule's segment size goes to pairwise.
+  EXPECT_EQ(with_native.built, (std::vector<std::string>{"native@0", "pairwise@65536", "ring@0"}));
+
+  AutoFixture without_native({"ring", "pairwise", "direct"});
+  without_native.call(2);
+  EXPECT_EQ(without_native.ran, (std::vector<std::string>{"direct"}));
+  EXPECT_EQ(without_native.collective.choice(8), "direct");
+}
+
+TEST(AutoCollective, APinnedSegmentSizeWinsOverTheRules) {
+  coll::RingOptions pinned;
+  pinned.segment_bytes = 4096;
+  AutoFixture a({"ring", "pairwise"}, pinned);
+  a.call(100);
+  EXPECT_EQ(a.built, (std::vector<std::string>{"pairwise@4096"}));
+}
+
+TEST(AutoCollective, WithoutRulesItRunsTheLibrarysOwnElseTheRing) {
+  const TuningTable empty;
+  AutoFixture a({"ring", "pairwise", "direct", "native"}, {}, empty);
+  a.call(1 << 20);
+  AutoFixture b({"ring", "pairwise", "direct"}, {}, empty);
+  b.call(1);
+  EXPECT_EQ(a.ran, std::vector<std::string>{"native"});
+  EXPECT_EQ(b.ran, std::vector<std::string>{"ring"});
+}
+
+TEST(TuningFile, WritesWhatItReads) {
+  TuningTable t = two_rank_table();
+  t.measured.push_back({2,
+                        {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter},
+                        8,
+                        kNoUpperBound,
+                        {{"host", "node \"7\""}, {"transport", "mpi"}, {"hosts", "1"}}});
+  const std::string text = tuning_toml(t, {"a header line"});
+  EXPECT_NE(text.find("# a header line"), std::string::npos);
+  const TuningTable back = parse_tuning_toml(text, "t.toml");
+  ASSERT_EQ(back.rules.size(), t.rules.size());
+  for (std::size_t i = 0; i < t.rules.size(); ++i) {
+    EXPECT_EQ(back.rules[i].kind, t.rules[i].kind);
+    EXPECT_EQ(back.rules[i].ranks, t.rules[i].ranks);
+    EXPECT_EQ(back.rules[i].max_bytes, t.rules[i].max_bytes);
+    EXPECT_EQ(back.rules[i].order, t.rules[i].order);
+    EXPECT_EQ(back.rules[i].segment_bytes, t.rules[i].segment_bytes);
+  }
+  ASSERT_EQ(back.measured.size(), 1u);
+  EXPECT_EQ(back.measured[0].kinds, t.measured[0].kinds);
+  EXPECT_EQ(back.measured[0].get("host"), "node \"7\"");
+  EXPECT_EQ(back.measured[0].min_bytes, 8u);
+  EXPECT_EQ(back.measured[0].max_bytes, kNoUpperBound);
+}
+
+// The UsageError message of parsing `text`, or "" if it parsed.
+std::string parse_error(const std::string& text) {
+  try {
+    parse_tuning_toml(text, "t.toml");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TuningFile, BadTablesAreUsageErrorsThatSayWhere) {
+  EXPECT_NE(parse_error("[auto\n").find("t.toml:1"), std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrule = []\n").find("unknown key 'rule' in [auto] (did you mean 'rules'?)"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [ { collective = \"all_to_all\", ranks = 2, order = [\"ring\"] } ]\n")
+                .find("t.toml:2: unknown collective 'all_to_all'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [ { collective = \"all_reduce\", ranks = 2, order = [\"tree\"] } ]\n")
+                .find("unknown implementation 'tree'"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [ { collective = \"all_gather\", ranks = 2, order = [\"direct\"] } ]\n")
+                .find("there is no direct all_gather"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [ { collective = \"all_reduce\", ranks = 0, order = [\"ring\"] } ]\n")
+                .find("'ranks' must be an integer of at least 1"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [ { collective = \"all_reduce\", ranks = 2, order = [] } ]\n")
+                .find("non-empty"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[auto]\nrules = [\n { collective = \"all_reduce\", ranks = 2, order = [\"ring\"] },\n"
+                        " { collective = \"all_reduce\", ranks = 2, order = [\"native\"] } ]\n")
+                .find("t.toml:4: a second all_reduce rule for 2 ranks"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[[measured]]\nhost = \"x\"\n").find("needs 'ranks' and 'collectives'"), std::string::npos);
+  EXPECT_NE(parse_error("[tuning]\n").find("unknown key 'tuning'"), std::string::npos);
+}
+
+TEST(TuningFile, TheBuiltInTableSaysWhereItWasMeasured) {
+  const TuningTable& t = builtin_tuning_table();
+  ASSERT_FALSE(t.rules.empty());
+  for (const TuningRule& r : t.rules) {
+    const coll::TuningOrigin* o = t.origin_for(r.kind, r.ranks);
+    ASSERT_NE(o, nullptr) << coll::to_string(r.kind) << " on " << r.ranks << " ranks has no [[measured]]";
+    for (const char* key : {"host", "cpu", "mpi_library", "transport", "backend", "hosts", "date", "command"})
+      EXPECT_FALSE(o->get(key).empty()) << key;
+  }
+}
+
+TEST(ApplicableTuning, RulesMeasuredOverAnotherTransportOrHostCountAreDropped) {
+  TuningTable t = two_rank_table();
+  t.measured.push_back({2, {CollectiveKind::AllReduce}, 0, kNoUpperBound, {{"transport", "mpi"}, {"backend", "cpu"}, {"hosts", "1"}}});
+  std::vector<std::string> notes;
+  EXPECT_EQ(applicable_tuning(t, {"mpi", "cpu", 1}, &notes).rules.size(), t.rules.size());
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(applicable_tuning(t, {"mpi", "cpu", 0}).rules.size(), t.rules.size());  // hosts unknown: not checked
+  const TuningTable other = applicable_tuning(t, {"mpi", "cpu", 2}, &notes);
+  EXPECT_TRUE(other.rules_for(CollectiveKind::AllReduce, 2).empty());
+  EXPECT_EQ(other.rules_for(CollectiveKind::ReduceScatter, 2).size(), 1u);  // no origin: kept
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("hosts 1 (here 2)"), std::string::npos);
+  EXPECT_TRUE(applicable_tuning(t, {"nccl", "cuda", 1}).rules_for(CollectiveKind::AllReduce, 2).empty());
+}
+
+CollRecord record(CollectiveKind kind, const std::string& impl, std::uint64_t bytes, bool in_place, double seconds) {
+  CollRecord r{kind, impl, impl, coll::DataType::Float, coll::ReduceOp::Sum, in_place, bytes, bytes / 4, {}, 0, 0, 0};
+  r.time.median = seconds;
+  r.time.iqm = seconds;
+  return r;
+}
+
+TEST(Tuner, RanksEachSizeByTheSumOfItsPlacements) {
+  const std::vector<CollRecord> records = {
+      record(CollectiveKind::AllReduce, "ring", 8, false, 3), record(CollectiveKind::AllReduce, "ring", 8, true, 3),
+      record(CollectiveKind::AllReduce, "native", 8, false, 1), record(CollectiveKind::AllReduce, "native", 8, true, 4),
+      record(CollectiveKind::ReduceScatter, "ring", 8, false, 1), record(CollectiveKind::ReduceScatter, "ring", 8, true, 1)};
+  const auto r = rank_sizes(records);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kind, CollectiveKind::AllReduce);
+  EXPECT_EQ(r[0].times.front().first, "native");  // 5 against 6
+  EXPECT_DOUBLE_EQ(r[0].times.front().second, 5);
+  EXPECT_EQ(r[1].kind, CollectiveKind::ReduceScatter);
+}
+
+SizeRanking ranking(std::uint64_t bytes, std::vector<std::pair<std::string, double>> times) {
+  return {CollectiveKind::AllReduce, bytes, std::move(times)};
+}
+
+TEST(Tuner, StopsMeasuringWhatLostByFarAtTwoSizesInARow) {
+  std::vector<SizeRanking> r = {ranking(8, {{"ring", 1}, {"direct", 5}})};
+  EXPECT_TRUE(worth_measuring("direct", r));  // one size is not enough
+  r.push_back(ranking(16, {{"ring", 1}, {"direct", 3}}));
+  EXPECT_TRUE(worth_measuring("direct", r));  // within 4x at the last size
+  r.push_back(ranking(32, {{"ring", 1}, {"direct", 5}}));
+  EXPECT_TRUE(worth_measuring("direct", r));
+  r.push_back(ranking(64, {{"ring", 1}, {"direct", 4.5}}));
+  EXPECT_FALSE(worth_measuring("direct", r));
+  r.push_back(ranking(128, {{"ring", 1}}));
+  EXPECT_FALSE(worth_measuring("direct", r));  // once pruned, pruned
+  EXPECT_TRUE(worth_measuring("ring", r));
+}
+
+TEST(Tuner, RulesMeetHalfwayBetweenSizesAndMergeWhereTheChoiceIsTheSame) {
+  const std::vector<SizeRanking> r = {
+      ranking(8, {{"native", 1}, {"direct", 2}, {"ring", 3}}), ranking(32, {{"native", 1}, {"direct", 2}}),
+      ranking(128, {{"direct", 1}, {"native", 2}}), ranking(512, {{"ring", 1}, {"pairwise", 2}}),
+      ranking(2048, {{"ring", 1}, {"native", 2}})};
+  const auto rules = tuning_rules(r, 3);
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"native", "direct"}));  // up to the first of ours
+  EXPECT_EQ(rules[0].max_bytes, 64u);                                          // sqrt(32 * 128)
+  EXPECT_EQ(rules[1].order, (std::vector<std::string>{"direct"}));
+  EXPECT_EQ(rules[1].max_bytes, 256u);
+  EXPECT_EQ(rules[2].order, (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(rules[2].max_bytes, kNoUpperBound);
+  EXPECT_EQ(rules[2].ranks, 3);
+}
+
+}  // namespace
+}  // namespace shardroof
