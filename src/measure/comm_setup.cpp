@@ -3,9 +3,6 @@
 #include "collectives/algorithms.h"
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
-#include "collectives/ring_all_gather.h"
-#include "collectives/ring_all_reduce.h"
-#include "collectives/ring_reduce_scatter.h"
 #include "cuda/cuda_api.h"
 #include "measure/tuning_file.h"
 #include "util/error.h"
@@ -58,12 +55,7 @@ std::optional<Backend> parse_backend(std::string_view name) {
 
 std::unique_ptr<coll::Collective> make_ring_collective(coll::CollectiveKind kind, coll::Transport& t,
                                                        coll::MemoryOps& m, const coll::RingOptions& ring) {
-  switch (kind) {
-    case coll::CollectiveKind::AllReduce: return std::make_unique<coll::RingAllReduce>(t, m, ring);
-    case coll::CollectiveKind::ReduceScatter: return std::make_unique<coll::RingReduceScatter>(t, m, ring);
-    case coll::CollectiveKind::AllGather: return std::make_unique<coll::RingAllGather>(t, m, ring);
-  }
-  return nullptr;
+  return coll::make_collective(coll::Algorithm::Ring, kind, t, m, ring);
 }
 
 const coll::TuningTable& CommSetup::tuning() {
@@ -89,10 +81,12 @@ class HostMpiSetup final : public CommSetup {
   coll::MemoryOps& memory() override { return memory_; }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
+    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.root);
     if (impl == Impl::Auto)
       return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
-                       [this, kind] { return std::make_unique<coll::MpiNativeCollective>(kind, comm_); });
+                       [this, kind, root = ring.root] {
+                         return std::make_unique<coll::MpiNativeCollective>(kind, comm_, root);
+                       });
     if (!coll::supports(own_algorithm(impl), kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
     return coll::make_collective(own_algorithm(impl), kind, transport_, memory_, ring);

@@ -77,7 +77,7 @@ class DeviceCollectivesTest : public testing::GpuTest {
     std::vector<std::byte> got(out_count * es + 1);
     mem.copy(got.data(), recv, out_count * es);
     mem.synchronize();
-    return coll::count_wrong(got.data(), out_count, rs ? off : 0, count, n, kind, type, op);
+    return coll::count_wrong(got.data(), {count, rank, n}, kind, type, op);
   }
 };
 
