@@ -22,8 +22,8 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
     throw InvalidArgument("broadcast: root " + std::to_string(root) + " is not a rank of " + std::to_string(n));
   const std::size_t es = size_of(type);
   auto* out = static_cast<std::byte*>(recv);
-  if (rank == root) memory_.copy(recv, send, count * es);  // no-op in place
   if (n == 1 || count == 0) {
+    memory_.copy(recv, send, count * es);  // no-op in place
     memory_.synchronize();
     return;
   }
@@ -31,7 +31,10 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
   const int next = (rank + 1) % n;
   const int prev = (rank + n - 1) % n;
   const bool forwards = position != n - 1;
-  const std::size_t seg = segment_elements(count, es, options_.segment_bytes, memory_.max_segment_bytes());
+  // With nobody forwarding (two ranks) pipelining buys nothing: the best k
+  // of the cost formula is 1, so automatic segments cover the whole message.
+  const std::size_t cap = n == 2 ? count * es : memory_.max_segment_bytes();
+  const std::size_t seg = segment_elements(count, es, options_.segment_bytes, cap);
   const std::size_t segments = segment_count(count, seg);
   const auto bytes_of = [&](std::size_t j) { return std::min(seg, count - j * seg) * es; };
   const int tag = options_.tag + 6;
@@ -53,7 +56,12 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
   };
 
   if (position == 0) {
-    for (std::size_t j = 0; j < segments; ++j) forward(j);
+    // Out of place, the root copies each segment to its output while the
+    // segment is on its way.
+    for (std::size_t j = 0; j < segments; ++j) {
+      forward(j);
+      memory_.copy(out + j * seg * es, from + j * seg * es, bytes_of(j));  // no-op in place
+    }
   } else {
     std::vector<RequestPtr> current, following;
     current.push_back(t.irecv(out, bytes_of(0), prev, tag));

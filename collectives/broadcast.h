@@ -6,15 +6,18 @@
 // and, unless it ends the chain, forwards it to its successor while segment
 // j+1 arrives: the receive of segment j+1 is posted before segment j is
 // waited for, and at most two sends per rank are in flight. No extra memory.
-// The root sends from its input and copies it to its own output (out of
-// place), as ncclBroadcast leaves the result on every rank.
+// The root sends from its input and, out of place, copies each segment to
+// its own output while the segment is on its way (ncclBroadcast leaves the
+// result on every rank, the root included).
 //
 // Cost (alpha-beta, S = count * element size bytes, k segments of S/k):
 //   T = (N-2+k) * (alpha + S/k * beta)
 // which tends to S * beta for k >> N (every link carries S once, and all
 // links run at once); the best k = sqrt((N-2) * S * beta / alpha) gives
 //   T = S * beta + (N-2) * alpha + 2 * sqrt((N-2) * alpha * S * beta).
-// Segments are sized as for the ring (RingOptions, collectives/segments.h).
+// Segments are sized as for the ring (RingOptions, collectives/segments.h),
+// except that on two ranks, where nobody forwards and the best k is 1,
+// automatic segments cover the whole message.
 // Over a binomial tree's log2(N) * (alpha + S * beta) the chain wins for
 // large S; nccl-tests counts busbw = algbw for broadcast.
 #pragma once
