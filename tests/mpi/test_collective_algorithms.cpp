@@ -101,6 +101,26 @@ std::string run_and_check(Collective& c, const Reference& ref, std::size_t count
   return problems.str();
 }
 
+// Runs each of `collectives` (the second one with 4 KiB segments) on every
+// edge count up to `largest`, out of place and in place; writes the
+// problems found on this rank to `failures`.
+void check_edge_counts(const std::vector<std::unique_ptr<Collective>>& collectives, CollectiveKind kind,
+                       DataType type, ReduceOp op, int root, std::size_t largest, std::ostream& failures) {
+  const int rank = world_rank();
+  const int n = world_size();
+  for (const std::size_t count : shardroof::testing::edge_counts(n, largest)) {
+    const Reference ref(kind, count, type, op, rank, n, root);
+    for (const bool in_place : {false, true}) {
+      for (std::size_t k = 0; k < collectives.size(); ++k) {
+        const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place);
+        if (!p.empty())
+          failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " root " << root
+                   << " count " << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
+      }
+    }
+  }
+}
+
 // A table for `kind` on `n` ranks: direct (or pairwise, for AllGather) up
 // to 64 bytes, pairwise up to 64 KiB, ring above.
 TuningTable switching_table(CollectiveKind kind, int n) {
@@ -119,7 +139,6 @@ class Algorithms : public ::testing::TestWithParam<std::tuple<Case, DataType>> {
 
 TEST_P(Algorithms, MatchExpectedValues) {
   const auto [c, type] = GetParam();
-  const int rank = world_rank();
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
@@ -137,19 +156,7 @@ TEST_P(Algorithms, MatchExpectedValues) {
   std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
   std::ostringstream failures;
-  for (const ReduceOp op : ops) {
-    for (const std::size_t count : shardroof::testing::edge_counts(n)) {
-      const Reference ref(c.kind, count, type, op, rank, n);
-      for (const bool in_place : {false, true}) {
-        for (std::size_t k = 0; k < collectives.size(); ++k) {
-          const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place);
-          if (!p.empty())
-            failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " count "
-                     << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
-        }
-      }
-    }
-  }
+  for (const ReduceOp op : ops) check_edge_counts(collectives, c.kind, type, op, 0, 1048579, failures);
   EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
 
@@ -177,7 +184,6 @@ class DataMovement : public ::testing::TestWithParam<std::tuple<CollectiveKind, 
 
 TEST_P(DataMovement, MatchExpectedValues) {
   const auto [kind, type] = GetParam();
-  const int rank = world_rank();
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
@@ -197,17 +203,8 @@ TEST_P(DataMovement, MatchExpectedValues) {
     collectives.push_back(std::make_unique<MpiNativeCollective>(kind, MPI_COMM_WORLD, root));
     // The data only moves, so the element size matters, not the type's
     // arithmetic: the million-element count (many segments) runs for float.
-    for (const std::size_t count : shardroof::testing::edge_counts(n, type == DataType::Float ? 1048579 : 7919)) {
-      const Reference ref(kind, count, type, ReduceOp::Sum, rank, n, root);
-      for (const bool in_place : {false, true}) {
-        for (std::size_t k = 0; k < collectives.size(); ++k) {
-          const std::string p = run_and_check(*collectives[k], ref, count, type, ReduceOp::Sum, in_place);
-          if (!p.empty())
-            failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB" : "") << " root " << root << " count "
-                     << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
-        }
-      }
-    }
+    check_edge_counts(collectives, kind, type, ReduceOp::Sum, root, type == DataType::Float ? 1048579 : 7919,
+                      failures);
   }
   EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
