@@ -20,6 +20,10 @@
 
 namespace shardroof::coll {
 
+namespace detail {
+class RingReduceScatterPhase;
+}  // namespace detail
+
 class RingAllReduce final : public Collective {
  public:
   RingAllReduce(Transport& transport, MemoryOps& memory, RingOptions options = {});
@@ -29,8 +33,7 @@ class RingAllReduce final : public Collective {
   void run(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::RingReduceScatterPhase> phase_;
 };
 
 }  // namespace shardroof::coll

@@ -1,5 +1,6 @@
 // Internal: the reduce-scatter phase shared by RingReduceScatter and
-// RingAllReduce. Not part of the library's interface.
+// RingAllReduce, and the scratch memory of the collectives. Not part of the
+// library's interface.
 #pragma once
 
 #include <cstddef>
@@ -24,14 +25,37 @@ class ScratchPool {
   std::unique_ptr<Allocation> alloc_;
 };
 
-// Reduce-scatter phase over `count` elements of `input`.
-// If `full_output` is set (AllReduce), the partial sum of block b is written
-// to full_output + offset(b) and the result of block rank lands there too.
-// Otherwise (ReduceScatter) partial sums go to two scratch blocks and the
-// result of block rank is written to `block_output`.
-void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const RingOptions& options,
-                               ScratchPool& segments, ScratchPool& blocks, const void* input,
-                               void* full_output, void* block_output, std::size_t count,
-                               DataType type, ReduceOp op);
+// The reduce-scatter phase (ring_reduce_scatter.h) with the stack it runs
+// on and the scratch it keeps between calls: RingReduceScatter is this phase
+// alone, RingAllReduce this phase and then the ring all-gather.
+class RingReduceScatterPhase {
+ public:
+  // transport and memory are borrowed and must outlive the phase.
+  RingReduceScatterPhase(Transport& transport, MemoryOps& memory, RingOptions options)
+      : transport_(transport), memory_(memory), options_(options) {}
+
+  Transport& transport() { return transport_; }
+  const RingOptions& options() const { return options_; }
+
+  // Reduces `count` elements of `input` over the ranks. With `full_output`
+  // (AllReduce) the partial sum of block b is written to full_output +
+  // offset(b) and the result of block rank lands there too; otherwise
+  // (ReduceScatter) partial sums go to two scratch blocks and the result of
+  // block rank is written to `block_output`. On one rank the input is the
+  // result, copied to the output.
+  void run(const void* input, void* full_output, void* block_output, std::size_t count, DataType type,
+           ReduceOp op);
+
+  // The end of a call: Avg divides the `elements` of `result` by the rank
+  // count, and device work is waited for.
+  void finish(void* result, std::size_t elements, DataType type, ReduceOp op);
+
+ private:
+  Transport& transport_;
+  MemoryOps& memory_;
+  RingOptions options_;
+  ScratchPool segments_;
+  ScratchPool blocks_;
+};
 
 }  // namespace shardroof::coll::detail

@@ -12,10 +12,15 @@
 namespace shardroof::coll {
 namespace detail {
 
-void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const RingOptions& options,
-                               ScratchPool& segments, ScratchPool& blocks, const void* input,
-                               void* full_output, void* block_output, std::size_t count,
-                               DataType type, ReduceOp op) {
+void RingReduceScatterPhase::run(const void* input, void* full_output, void* block_output, std::size_t count,
+                                 DataType type, ReduceOp op) {
+  Transport& transport = transport_;
+  MemoryOps& memory = memory_;
+  const RingOptions& options = options_;
+  if (transport.size() == 1) {
+    memory.copy(full_output ? full_output : block_output, input, count * size_of(type));
+    return;
+  }
   const int n = transport.size();
   const int rank = transport.rank();
   const std::size_t es = size_of(type);
@@ -29,9 +34,9 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
   const std::size_t seg_elems =
       segment_elements(part.max_size(), es, options.segment_bytes, memory.max_segment_bytes());
   const std::size_t seg_bytes = seg_elems * es;
-  auto* recv_seg = static_cast<std::byte*>(segments.get(memory, 2 * seg_bytes));
+  auto* recv_seg = static_cast<std::byte*>(segments_.get(memory, 2 * seg_bytes));
   std::byte* work = nullptr;
-  if (!full) work = static_cast<std::byte*>(blocks.get(memory, 2 * part.max_size() * es));
+  if (!full) work = static_cast<std::byte*>(blocks_.get(memory, 2 * part.max_size() * es));
 
   // Where the partial sum of block b is written in step k.
   const auto acc = [&](int step, int b) -> std::byte* {
@@ -90,37 +95,23 @@ void ring_reduce_scatter_phase(Transport& transport, MemoryOps& memory, const Ri
   }
 }
 
+void RingReduceScatterPhase::finish(void* result, std::size_t elements, DataType type, ReduceOp op) {
+  if (op == ReduceOp::Avg) memory_.divide(result, elements, type, transport_.size());
+  memory_.synchronize();
+}
+
 }  // namespace detail
 
-class RingReduceScatter::Impl {
- public:
-  Impl(Transport& t, MemoryOps& m, RingOptions o) : transport(t), memory(m), options(o) {}
-  Transport& transport;
-  MemoryOps& memory;
-  RingOptions options;
-  detail::ScratchPool segments;
-  detail::ScratchPool blocks;
-};
-
 RingReduceScatter::RingReduceScatter(Transport& transport, MemoryOps& memory, RingOptions options)
-    : impl_(std::make_unique<Impl>(transport, memory, options)) {}
+    : phase_(std::make_unique<detail::RingReduceScatterPhase>(transport, memory, options)) {}
 
 RingReduceScatter::~RingReduceScatter() = default;
 
 void RingReduceScatter::run(const void* send, void* recv, std::size_t count, DataType type,
                             ReduceOp op) {
-  auto& t = impl_->transport;
-  const BlockPartition part(count, t.size());
-  const std::size_t mine = part.size(t.rank());
-  const std::size_t es = size_of(type);
-  if (t.size() == 1) {
-    impl_->memory.copy(recv, send, count * es);
-  } else {
-    detail::ring_reduce_scatter_phase(t, impl_->memory, impl_->options, impl_->segments,
-                                      impl_->blocks, send, nullptr, recv, count, type, op);
-  }
-  if (op == ReduceOp::Avg) impl_->memory.divide(recv, mine, type, t.size());
-  impl_->memory.synchronize();
+  Transport& t = phase_->transport();
+  phase_->run(send, nullptr, recv, count, type, op);
+  phase_->finish(recv, BlockPartition(count, t.size()).size(t.rank()), type, op);
 }
 
 }  // namespace shardroof::coll

@@ -22,6 +22,10 @@
 
 namespace shardroof::coll {
 
+namespace detail {
+class RingReduceScatterPhase;
+}  // namespace detail
+
 class RingReduceScatter final : public Collective {
  public:
   // transport and memory are borrowed and must outlive the collective.
@@ -32,8 +36,7 @@ class RingReduceScatter final : public Collective {
   void run(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::RingReduceScatterPhase> phase_;
 };
 
 }  // namespace shardroof::coll

@@ -1,7 +1,6 @@
 // `shardroof coll`: nccl-tests-style collective benchmark over a size sweep,
 // and (--tune-to FILE) the measurement that writes the tuning table of `auto`.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -16,6 +15,7 @@
 #include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
+#include "commands/run_output.h"
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
 #include "measure/comm_setup.h"
@@ -24,13 +24,10 @@
 #include "report/coll_report.h"
 #include "report/environment.h"
 #include "report/results_file.h"
-#include "report/trace_report.h"
-#include "trace/clock_sync.h"
-#include "trace/session.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
 #include "util/memory_budget.h"
+#include "util/node.h"
 #include "util/watchdog.h"
 
 namespace shardroof {
@@ -164,8 +161,7 @@ class CollCommand final : public Command {
         *table = builtin_tuning_table();
       }
     });
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
-    const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
+    RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.json, "", f_.trace, false});
     // The tuning table written is updated in place: checked, never renamed.
     if (!f_.tune.empty()) {
       run_agreed(ctx.mpi.world(), [&] {
@@ -174,17 +170,12 @@ class CollCommand final : public Command {
     }
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
-    std::optional<trace::TraceSession> tracing;
-    if (!trace_path.empty()) tracing.emplace(ctx.mpi.world());
-    trace::Recorder* recorder = tracing ? &tracing->recorder() : nullptr;
-
-    nlohmann::json doc;
-    doc["command"] = "coll";
-    doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = settings_json(plan, kinds, table_source);
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = aggregation_note(plan.timing);
-    doc["results"] = nlohmann::json::array();
+    trace::Recorder* recorder = out.start_trace();
+    out.begin_document({{"ranks", ctx.mpi.size()},
+                        {"settings", settings_json(plan, kinds, table_source)},
+                        {"aggregation", aggregation_note(plan.timing)},
+                        {"results", nlohmann::json::array()}});
+    nlohmann::json& doc = out.document();
 
     // Rules measured elsewhere (transport, backend, number of hosts) are not used.
     const std::set<std::string> hosts(doc["environment"]["hosts"].begin(), doc["environment"]["hosts"].end());
@@ -202,8 +193,7 @@ class CollCommand final : public Command {
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
     const std::size_t steps = kinds.size() * plan.sizes.size();
-    bool interrupted = false;
-    for (std::size_t k = 0; k < kinds.size() && !interrupted; ++k) {
+    for (std::size_t k = 0; k < kinds.size() && !out.stopped(); ++k) {
       CollPlan p = plan;
       p.kind = kinds[k];
       p.impls = impls_of[k];
@@ -233,69 +223,30 @@ class CollCommand final : public Command {
         if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
         ++steps_done;
         // Each finished size reaches the file, so a run that dies keeps it.
-        if (!json_path.empty() && ctx.mpi.is_root()) {
-          write_json_atomically(json_path, doc);
-          set_interrupt_note(fmt::format("{} of {} sizes are in {}", steps_done, steps, json_path));
-        }
+        out.publish(steps_done, steps);
         // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
-        hold_for_signal_if_asked(steps_done);
-        if (steps_done < steps && any_rank_interrupted(ctx.mpi.world())) {
-          interrupted = true;
-          break;
-        }
+        if (out.stop_requested(steps_done)) break;
       }
     }
     console.footer(all);
-    if (!f_.tune.empty() && !interrupted) {
+    if (!f_.tune.empty() && !out.stopped()) {
       const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
       if (ctx.mpi.is_root()) write_tuning(plan, measured, kinds, ctx);
       doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
-      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
     }
-    if (tracing) {
-      // Every rank gets here, interrupted or not: the traced sizes are kept.
-      const auto ranks = tracing->finish();
-      if (ctx.mpi.is_root()) {
-        TraceInfo info;
-        info.command = "coll";
-        info.traced = plan.timing.mode == TimingMode::Batched
-                          ? "the last timed batch of each size, implementation and placement (out of place, in place); "
-                            "warm-up and the other batches are not traced"
-                          : "the last timed iteration of each size, implementation and placement (out of place, in place); "
-                            "warm-up and the other timed iterations are not traced";
-        info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
-        if (backend == Backend::Cuda)
-          info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
-                             "not when kernels ran";
-        info.settings = settings_json(plan, kinds, table_source);
-        write_json_atomically(trace_path, chrome_trace_json(ranks, info));
-      }
-    }
-    if (interrupted) {
-      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-    }
-    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
-    if (!trace_path.empty()) ctx.out << "# trace written to " << trace_path << " (open it in https://ui.perfetto.dev)\n";
-    if (interrupted) {
-      // One write, so the launcher does not interleave it with stdout.
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} sizes; {}{}\n", steps_done, steps,
-                                 json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished sizes are in " + json_path,
-                                 f_.tune.empty() ? "" : "; the tuning table was not written")
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
-    }
-
+    // Every rank gets here, interrupted or not: the traced sizes are kept.
+    out.finish_trace(plan.timing.mode == TimingMode::Batched
+                         ? "the last timed batch of each size, implementation and placement (out of place, in place); "
+                           "warm-up and the other batches are not traced"
+                         : "the last timed iteration of each size, implementation and placement (out of place, in "
+                           "place); warm-up and the other timed iterations are not traced",
+                     backend == Backend::Cuda);
+    out.finish();
+    out.print_written_files();
     long long wrong = 0;
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
-    if (wrong > 0) {
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: error: {} wrong elements (see #wrong)\n", wrong) << std::flush;
-      return static_cast<int>(ExitCode::WrongResults);
-    }
-    return 0;
+    return out.exit_status(wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "",
+                           f_.tune.empty() ? "" : "the tuning table was not written");
   }
 
  private:
@@ -467,10 +418,8 @@ class CollCommand final : public Command {
     o.kinds = kinds;
     o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
     o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
     const std::string sizes = plan_sizes_text();
-    o.fields = {{"host", host},
+    o.fields = {{"host", host_name()},
                 {"hosts", std::to_string(hosts.size())},
                 {"cpu", cpu_model()},
                 {"logical_cpus", std::to_string(std::thread::hardware_concurrency())},

@@ -2,23 +2,21 @@
 // (ping-pong over a size sweep, a latency-bandwidth fit per pair).
 #include <fmt/format.h>
 
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "link/alpha_beta_fit.h"
 #include "link/link_summary.h"
 #include "link/pairs.h"
 #include "link/ping_pong.h"
 #include "measure/coll_runner.h"
-#include "report/environment.h"
 #include "report/link_report.h"
-#include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
+#include "util/memory_budget.h"
 
 namespace shardroof {
 namespace {
@@ -61,31 +59,31 @@ class LinkCommand final : public Command {
     const MPI_Comm world = ctx.mpi.world();
     const int nranks = ctx.mpi.size();
     link::LinkPlan plan;
-    run_agreed(world, [&] { plan = make_plan(nranks); });
-    // Existing results are never overwritten unless --force: rank 0 picks a
-    // fresh name, says so, and every rank agrees on it.
-    const std::string json_path = agree_output_path(world, f_.json, ctx.force, "--json", ctx.progress);
+    const NodeMemory node = node_memory(world);
+    run_agreed(world, [&] {
+      plan = make_plan(nranks);
+      // A send and a receive buffer of the largest message.
+      require_memory(node, 2 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
+    });
+    RunOutput out = RunOutput::agree(ctx, "link", "pairs", {f_.json, "", "", false});
     const link::Topology topo = link::discover_topology(world);
     const std::size_t total_pairs = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks - 1) / 2;
 
-    nlohmann::json doc;
-    doc["command"] = "link";
-    doc["ranks"] = nranks;
-    doc["nodes"] = topo.nodes;
-    doc["settings"] = settings_json(plan);
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = kAggregationNote;
-    doc["fit"] = kLinkFitNote;
-    doc["node_of_rank"] = topo.node_of_rank;
-    doc["host_of_rank"] = topo.host_of_rank;
-    doc["pairs"] = nlohmann::json::array();
+    out.begin_document({{"ranks", nranks},
+                        {"nodes", topo.nodes},
+                        {"settings", settings_json(plan)},
+                        {"aggregation", kAggregationNote},
+                        {"fit", kLinkFitNote},
+                        {"node_of_rank", topo.node_of_rank},
+                        {"host_of_rank", topo.host_of_rank},
+                        {"pairs", nlohmann::json::array()}});
+    nlohmann::json& doc = out.document();
 
     LinkConsoleReporter console(ctx.out, nranks);
     console.header(plan, topo, total_pairs);
 
     std::vector<LinkPairResult> results;
     std::vector<link::PairFit> fits;
-    bool interrupted = false;
     const auto on_pair_done = [&](const link::PairMeasurement& m) {
       LinkPairResult r;
       r.measured = m;
@@ -107,17 +105,9 @@ class LinkCommand final : public Command {
                                   m.pair.src, m.pair.dst)
                    << std::flush;
       // Each finished pair reaches the file, so a run that dies keeps it.
-      if (!json_path.empty() && ctx.mpi.is_root()) {
-        write_json_atomically(json_path, doc);
-        set_interrupt_note(fmt::format("{} of {} pairs are in {}", results.size(), plan.pairs.size(), json_path));
-      }
+      out.publish(results.size(), plan.pairs.size());
       // Every rank stops after the same pair when any rank got SIGINT/SIGTERM.
-      hold_for_signal_if_asked(results.size());
-      if (results.size() < plan.pairs.size() && any_rank_interrupted(world)) {
-        interrupted = true;
-        return false;
-      }
-      return true;
+      return !out.stop_requested(results.size());
     };
     link::measure_pairs(world, plan, on_pair_done);
 
@@ -145,29 +135,11 @@ class LinkCommand final : public Command {
     console.footer(results, summary, model);
     // The summary and model link of an interrupted run cover the finished
     // pairs only; "interrupted" says so.
-    if (interrupted) doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-    if (!json_path.empty()) {
-      if (ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-      ctx.out << "# JSON written to " << json_path << "\n";
-    }
-    if (interrupted) {
-      // One write, so the launcher does not interleave it with stdout.
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} pairs; {}\n", results.size(),
-                                 plan.pairs.size(),
-                                 json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished pairs are in " + json_path)
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
-    }
-
+    out.finish();
+    out.print_written_files();
     long long wrong = 0;
     for (const auto& r : results) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
-    if (wrong > 0) {
-      if (ctx.mpi.is_root()) std::cerr << fmt::format("shardroof: error: {} echoed bytes came back wrong\n", wrong) << std::flush;
-      return static_cast<int>(ExitCode::WrongResults);
-    }
-    return 0;
+    return out.exit_status(wrong > 0 ? fmt::format("{} echoed bytes came back wrong", wrong) : "");
   }
 
  private:

@@ -5,7 +5,6 @@
 // time, as the ranks of a sweep do, so the numbers are what one rank gets
 // while its neighbours work; node totals are the sums over its ranks.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -13,15 +12,15 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
-#include "report/environment.h"
-#include "report/results_file.h"
 #include "sweep/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
+#include "util/memory_budget.h"
+#include "util/node.h"
 #include "util/watchdog.h"
 
 namespace shardroof {
@@ -52,21 +51,6 @@ struct PeakPlan {
   TimingPlan timing;
 };
 
-// RAII for the communicator of the ranks that share a node.
-class NodeComm {
- public:
-  explicit NodeComm(MPI_Comm world) {
-    SHARDROOF_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm_));
-  }
-  ~NodeComm() { MPI_Comm_free(&comm_); }
-  NodeComm(const NodeComm&) = delete;
-  NodeComm& operator=(const NodeComm&) = delete;
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
 double node_sum(MPI_Comm node, double mine) {
   double sum = 0;
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, node));
@@ -82,12 +66,6 @@ double node_min(MPI_Comm node, double mine) {
 // Where the memory roof was measured, for the output.
 std::string memory_space_name(ComputeBackend& backend) {
   return backend.memory().space() == coll::MemorySpace::Device ? "device memory" : "host memory";
-}
-
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
 }
 
 class PeakCommand final : public Command {
@@ -119,10 +97,12 @@ class PeakCommand final : public Command {
 
   int run(RunContext& ctx) override {
     PeakPlan plan;
-    run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
-    // Existing results are never overwritten unless --force: rank 0 picks a
-    // fresh name, says so, and every rank agrees on it.
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
+    const NodeMemory memory = node_memory(ctx.mpi.world());
+    run_agreed(ctx.mpi.world(), [&] {
+      plan = make_plan();
+      require_largest_step_memory(memory, plan);
+    });
+    RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.json, "", "", false});
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
       backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
@@ -131,26 +111,23 @@ class PeakCommand final : public Command {
     });
     const NodeComm node_comm(ctx.mpi.world());
     const MPI_Comm node = node_comm.get();
-    int node_rank = 0, node_size = 1;
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
 
     // Every measurement runs on every rank of a node at once; the timing
     // module takes each iteration's max over the node's ranks.
     nlohmann::json mine;
     mine["host"] = host_name();
-    mine["ranks"] = node_size;
+    mine["ranks"] = node_comm.size();
     mine["gemm"] = nlohmann::json::array();
 
-    nlohmann::json doc;
-    doc["command"] = "peak";
-    doc["ranks"] = ctx.mpi.size();
-    doc["settings"] = {{"datatypes", f_.datatypes}, {"size", plan.size},           {"k", plan.k},
-                       {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
-                       {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()},
-                       {"threads", plan.threads}, {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}};
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = std::string(kAggregationNote) + " (max over the ranks of one node)";
+    out.begin_document(
+        {{"ranks", ctx.mpi.size()},
+         {"settings",
+          {{"datatypes", f_.datatypes}, {"size", plan.size}, {"k", plan.k},
+           {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
+           {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()}, {"threads", plan.threads},
+           {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}}},
+         {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
+    nlohmann::json& doc = out.document();
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
     const std::size_t steps = plan.types.size() + 1;
     std::size_t steps_done = 0;
@@ -158,24 +135,13 @@ class PeakCommand final : public Command {
     // one record per node, from the node's first rank, gathered everywhere),
     // so a run that dies or is interrupted keeps the finished steps.
     const auto publish = [&] {
-      const auto gathered = all_gather_strings(ctx.mpi.world(), node_rank == 0 ? mine.dump() : std::string());
+      const auto gathered = all_gather_strings(ctx.mpi.world(), node_comm.rank() == 0 ? mine.dump() : std::string());
       doc["nodes"] = nlohmann::json::array();
       for (const auto& text : gathered)
         if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));
       doc["complete"] = steps_done == steps;
-      if (!json_path.empty() && ctx.mpi.is_root()) {
-        write_json_atomically(json_path, doc);
-        set_interrupt_note(fmt::format("{} of {} measurements are in {}", steps_done, steps, json_path));
-      }
+      out.publish(steps_done, steps);
     };
-    // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
-    const auto stop_here = [&] {
-      ++steps_done;
-      publish();
-      hold_for_signal_if_asked(steps_done);
-      return steps_done < steps && any_rank_interrupted(ctx.mpi.world());
-    };
-    bool interrupted = false;
     for (const auto type : plan.types) {
       ctx.progress << fmt::format("peak: {} GEMM {}^3\n", coll::to_string(type), plan.size) << std::flush;
       // Each measurement names the step in a watchdog message.
@@ -199,20 +165,14 @@ class PeakCommand final : public Command {
       }
       mine["gemm"].push_back(rec);
       step.reset();
-      if (stop_here()) {
-        interrupted = true;
-        break;
-      }
+      ++steps_done;
+      publish();
+      // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
+      if (out.stop_requested(steps_done)) break;
     }
-    if (interrupted) {
-      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-      if (!json_path.empty() && ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {} of {} measurements; {}\n", steps_done, steps,
-                                 json_path.empty() ? std::string("no --json file was asked for")
-                                                   : "finished measurements are in " + json_path)
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
+    if (out.stopped()) {
+      out.finish();
+      return out.exit_status();
     }
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
@@ -239,12 +199,30 @@ class PeakCommand final : public Command {
     step.reset();
     ++steps_done;
     publish();
+    out.finish();
     print(ctx.out, plan, doc["nodes"], backend->describe());
-    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
-    return 0;
+    out.print_written_files();
+    return out.exit_status();
   }
 
  private:
+  // Each step allocates three arrays and a host staging copy of one: the
+  // GEMM's operands (size^2 elements each), the memory kernels' arrays, the
+  // reduction's operands. The largest step must fit.
+  void require_largest_step_memory(const NodeMemory& node, const PeakPlan& plan) const {
+    std::uint64_t es = 0;
+    for (const auto t : plan.types) es = std::max<std::uint64_t>(es, coll::size_of(t));
+    const std::uint64_t gemm = saturating_mul(saturating_mul(4 * es, plan.size), plan.size);
+    const std::uint64_t memory = saturating_mul(4 * sizeof(double), plan.memory_elements);
+    const std::uint64_t reduce = saturating_mul(4 * es, plan.reduce_elements);
+    if (gemm >= memory && gemm >= reduce)
+      require_memory(node, gemm, fmt::format("--size {}", plan.size));
+    else if (memory >= reduce)
+      require_memory(node, memory, fmt::format("--memory-bytes {}", f_.memory_bytes));
+    else
+      require_memory(node, reduce, fmt::format("--reduce-elements {}", plan.reduce_elements));
+  }
+
   PeakPlan make_plan() const {
     PeakPlan plan;
     std::string rest = f_.datatypes;

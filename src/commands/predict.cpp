@@ -12,11 +12,10 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "model/checked_prediction.h"
 #include "model/hardware.h"
 #include "model/roofline.h"
-#include "report/environment.h"
-#include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"
 
@@ -115,17 +114,12 @@ class PredictCommand final : public Command {
     }
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
-    const model::Prediction& prediction = plan.prediction;
-
-    print_report(ctx.out, plan, prediction);
-    if (!json_path.empty()) {
-      nlohmann::json doc = to_json(plan, prediction);
-      doc["environment"] = environment_json(ctx.mpi);  // collective: every rank calls it
-      if (ctx.mpi.is_root()) write_json_atomically(json_path, doc);
-      ctx.out << "# JSON written to " << json_path << "\n";
-    }
-    return 0;
+    RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.json, "", "", false});
+    print_report(ctx.out, plan, plan.prediction);
+    out.begin_document(to_json(plan, plan.prediction));
+    out.finish();
+    out.print_written_files();
+    return out.exit_status();
   }
 
  private:
@@ -263,7 +257,6 @@ class PredictCommand final : public Command {
     const auto& c = plan.ceilings;
     const auto& s = plan.shape;
     nlohmann::json doc;
-    doc["command"] = "predict";
     doc["settings"] = {{"hw", f_.hw},
                        {"link", plan.link_name},
                        {"datatype", plan.datatype},

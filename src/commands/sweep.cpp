@@ -17,26 +17,22 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
-#include "report/environment.h"
 #include "report/preset_report.h"
-#include "report/results_file.h"
 #include "report/sweep_report.h"
-#include "report/trace_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/search.h"
-#include "trace/clock_sync.h"
-#include "trace/session.h"
 #include "util/agreement.h"
 #include "util/error.h"
-#include "util/interrupt.h"
+#include "util/memory_budget.h"
 
 namespace shardroof {
 namespace {
@@ -54,8 +50,8 @@ struct SweepFlags {
   std::string transport = "mpi";
   int threads = 1;
   int tf32 = 0;
-  int warmup = 3;
-  int iters = 15;
+  int warmup = 2;
+  int iters = 10;
   int check = 1;
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "auto";
@@ -163,17 +159,14 @@ class SweepCommand final : public Command {
     sweep::SweepPlan plan;
     std::optional<ModelHardware> model_hw;
     std::optional<link::ModelLink> link_from;
+    const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
-      plan = make_plan(ranks);
+      plan = make_plan(ranks, node);
       if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
     });
-    // Existing results are never overwritten unless --force: rank 0 picks a
-    // fresh name, says so, and every rank agrees on it.
-    const std::string json_path = agree_output_path(ctx.mpi.world(), f_.json, ctx.force, "--json", ctx.progress);
-    const std::string csv_path = agree_output_path(ctx.mpi.world(), f_.csv, ctx.force, "--csv", ctx.progress);
-    const std::string trace_path = agree_output_path(ctx.mpi.world(), f_.trace, ctx.force, "--trace", ctx.progress);
+    RunOutput out = RunOutput::agree(ctx, "sweep", "points", {f_.json, f_.csv, f_.trace, true});
     std::unique_ptr<ComputeBackend> backend;
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] {
@@ -183,9 +176,7 @@ class SweepCommand final : public Command {
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
     });
 
-    std::optional<trace::TraceSession> tracing;
-    if (!trace_path.empty()) tracing.emplace(ctx.mpi.world());
-    sweep::SweepRunner runner(plan, *backend, *setup, ctx.mpi.world(), tracing ? &tracing->recorder() : nullptr);
+    sweep::SweepRunner runner(plan, *backend, *setup, ctx.mpi.world(), out.start_trace());
     SweepContext sc;
     sc.ranks = ranks;
     sc.backend = backend->describe();
@@ -196,12 +187,9 @@ class SweepCommand final : public Command {
 
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
-    nlohmann::json doc;
-    doc["command"] = "sweep";
-    doc["ranks"] = ranks;
-    doc["settings"] = sweep_settings_json(plan, sc);
-    doc["environment"] = environment_json(ctx.mpi);
-    doc["aggregation"] = kAggregationNote;
+    out.begin_document(
+        {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
+    nlohmann::json& doc = out.document();
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
                                 link_from ? "" : ", the ring probe")
@@ -215,12 +203,8 @@ class SweepCommand final : public Command {
       ceilings.link.source = fmt::format("--link-from {} (medians over {} {} pairs)", f_.link_from, link_from->pairs,
                                          link_from->source == "cross_node" ? "cross-node" : "same-node");
     }
-    if (ceilings.link.probe && ceilings.link.probe->wrong > 0) {
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: error: the ring probe received {} wrong bytes\n",
-                                 ceilings.link.probe->wrong);
-      return static_cast<int>(ExitCode::WrongResults);
-    }
+    if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
+      return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
     // --model-hw needs only the ceilings: the same shapes on the preset and
@@ -248,12 +232,8 @@ class SweepCommand final : public Command {
     }
     SearchReport search_report;
     search_report.search = search ? &*search : nullptr;
-    // "3 of 7 points" or "3 points of the search".
-    const auto done_text = [&] {
-      return plan.search ? fmt::format("{} points of the search", points.size())
-                         : fmt::format("{} of {} points", points.size(), plan.D.size());
-    };
-    const auto write_files = [&] {
+    // The document from the points so far (rank 0 writes it), then the files.
+    const auto update_document = [&] {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
@@ -262,12 +242,14 @@ class SweepCommand final : public Command {
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();
-      if (!json_path.empty()) write_json_atomically(json_path, doc);
-      if (!csv_path.empty()) write_file_atomically(csv_path, sweep_csv(points, analysis, ceilings, plan));
-      if (!json_path.empty() || !csv_path.empty())
-        set_interrupt_note(fmt::format("{} are in {}", done_text(), json_path.empty() ? csv_path : json_path));
     };
-    write_files();
+    const auto csv_text = [&] { return sweep_csv(points, analysis, ceilings, plan); };
+    const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
+    const auto publish = [&] {
+      update_document();
+      out.publish(points.size(), total, csv_text);
+    };
+    publish();
 
     // One measurement: into the points (merged with an earlier one at the
     // same D), the analysis, the table and the files.
@@ -284,27 +266,17 @@ class SweepCommand final : public Command {
       console.row(shown, analysis, ceilings);
     };
 
-    bool interrupted = false;
     if (!plan.search) {
       for (std::size_t i = 0; i < plan.D.size(); ++i) {
         // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
-        hold_for_signal_if_asked(points.size());
-        if (any_rank_interrupted(ctx.mpi.world())) {
-          interrupted = true;
-          break;
-        }
+        if (out.stop_requested(points.size())) break;
         ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
         measure(plan.D[i], plan.timing);
         // Each point reaches the files as soon as it is measured.
-        write_files();
+        publish();
       }
     } else {
-      for (;;) {
-        hold_for_signal_if_asked(search->log().size());
-        if (any_rank_interrupted(ctx.mpi.world())) {
-          interrupted = true;
-          break;
-        }
+      while (!out.stop_requested(search->log().size())) {
         // Rank 0 decides (its clock is the budget's) and every rank follows.
         const double elapsed = seconds_since(run_start);
         sweep::SearchStep step;
@@ -322,57 +294,29 @@ class SweepCommand final : public Command {
         measure(step.D, {plan.timing.warmup, step.iters});
         search->record(step, seconds_since(run_start) - t0);
         search_report.elapsed_s = seconds_since(run_start);
-        write_files();
+        publish();
       }
       search_report.elapsed_s = seconds_since(run_start);
-      write_files();
     }
-    if (tracing) {
-      // Every rank gets here, interrupted or not: the traced points are kept.
-      const auto ranks_traced = tracing->finish();
-      if (ctx.mpi.is_root()) {
-        TraceInfo info;
-        info.command = "sweep";
-        info.traced = std::string("the last timed iteration of T_math, T_comm") +
-                      (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
-                      " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
-                      "at S, the ring probe) are not traced";
-        info.mpi_wtime_is_global = trace::mpi_wtime_is_global();
-        if (plan.backend == Backend::Cuda)
-          info.device_note = "device work is asynchronous: spans show when the host issued and waited for work, "
-                             "not when kernels ran";
-        info.settings = doc["settings"];
-        write_json_atomically(trace_path, chrome_trace_json(ranks_traced, info));
-      }
-    }
-    if (interrupted) {
-      doc["interrupted"] = interrupt_signal_name().empty() ? "on another rank" : interrupt_signal_name();
-      write_files();
-      if (ctx.mpi.is_root())
-        std::cerr << fmt::format("shardroof: interrupted after {}; {}\n", done_text(),
-                                 json_path.empty() && csv_path.empty()
-                                     ? std::string("no --json or --csv file was asked for")
-                                     : "finished points are in " + (json_path.empty() ? csv_path : json_path))
-                  << std::flush;
-      return static_cast<int>(ExitCode::Interrupted);
-    }
+    // Every rank gets here, interrupted or not: the traced points are kept.
+    out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
+                         (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
+                         " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
+                         "at S, the ring probe) are not traced",
+                     plan.backend == Backend::Cuda);
+    update_document();
+    out.finish(csv_text);
+    if (out.stopped()) return out.exit_status();
     console.summary(points, analysis, ceilings, plan, search_report);
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
-    if (!json_path.empty()) ctx.out << "# JSON written to " << json_path << "\n";
-    if (!csv_path.empty()) ctx.out << "# CSV written to " << csv_path << "\n";
-    if (!trace_path.empty()) ctx.out << "# trace written to " << trace_path << " (open it in https://ui.perfetto.dev)\n";
-
+    out.print_written_files();
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
-    if (wrong > 0) {
-      if (ctx.mpi.is_root()) std::cerr << "shardroof: error: the distributed product is wrong (see check)\n";
-      return static_cast<int>(ExitCode::WrongResults);
-    }
-    return 0;
+    return out.exit_status(wrong > 0 ? "the distributed product is wrong (see check)" : "");
   }
 
  private:
-  sweep::SweepPlan make_plan(int ranks) const {
+  sweep::SweepPlan make_plan(int ranks, const NodeMemory& node) const {
     sweep::SweepPlan plan;
     if (f_.B < 1 || f_.B > INT_MAX) throw_usage("--B: must be between 1 and {}, got {}", INT_MAX, f_.B);
     if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
@@ -425,23 +369,21 @@ class SweepCommand final : public Command {
     // Memory per rank: the two shards, the partial sum and its result, and
     // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
     // than die. --D auto stays below the largest D that fits.
-    const double es = static_cast<double>(coll::size_of(plan.type));
-    const double bf = static_cast<double>(plan.B) * static_cast<double>(plan.F);
-    const double limit = 64.0 * (1ull << 30);
+    const std::uint64_t es = coll::size_of(plan.type);
+    const std::uint64_t fixed = saturating_mul(saturating_mul(6 * es, plan.B), plan.F);
     if (plan.search) {
-      const double shard = std::floor((limit / es - 6 * bf) / static_cast<double>(plan.B + plan.F));
-      if (shard < 1)
-        throw_usage("B = {}, F = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
-                    es * 6 * bf / (1ull << 30));
-      plan.D_max = static_cast<std::uint64_t>(std::min(shard, static_cast<double>(INT_MAX) - 1)) *
-                   static_cast<std::uint64_t>(ranks);
+      require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
+      const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
+      // Unknown memory: only MPI's int counts bound the search.
+      std::uint64_t shard = static_cast<std::uint64_t>(INT_MAX) - 1;
+      if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
+      if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
+      plan.D_max = shard * static_cast<std::uint64_t>(ranks);
       return plan;
     }
-    const double dmax = std::ceil(static_cast<double>(plan.D.back()) / ranks);
-    const double bytes = es * (static_cast<double>(plan.B + plan.F) * dmax + 6 * bf);
-    if (bytes > limit)
-      throw_usage("B = {}, F = {}, D = {} need about {:.0f} GiB per rank; reduce them", plan.B, plan.F,
-                  plan.D.back(), bytes / (1ull << 30));
+    const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
+    require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
+                   fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
     return plan;
   }
 

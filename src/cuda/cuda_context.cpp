@@ -1,6 +1,5 @@
 #include "cuda/cuda_context.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,21 +10,10 @@
 #include "collectives/mpi_transport.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/node.h"
 
 namespace shardroof {
 namespace {
-
-// MPI communicator owned for the duration of a scope.
-class OwnedComm {
- public:
-  OwnedComm() = default;
-  ~OwnedComm() {
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-  OwnedComm(const OwnedComm&) = delete;
-  OwnedComm& operator=(const OwnedComm&) = delete;
-  MPI_Comm comm = MPI_COMM_NULL;
-};
 
 bool shared_gpus_allowed() {
   const char* v = std::getenv("SHARDROOF_ALLOW_SHARED_GPU");
@@ -36,15 +24,12 @@ bool shared_gpus_allowed() {
 
 DeviceChoice select_device_by_local_rank(MPI_Comm comm) {
   DeviceChoice choice;
-  int rank = 0;
-  SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  OwnedComm local;
-  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local.comm));
-  SHARDROOF_MPI_CHECK(MPI_Comm_rank(local.comm, &choice.local_rank));
-  SHARDROOF_MPI_CHECK(MPI_Comm_size(local.comm, &choice.local_size));
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  choice.host = host;
+  {
+    const NodeComm local(comm);
+    choice.local_rank = local.rank();
+    choice.local_size = local.size();
+  }
+  choice.host = host_name();
 
   run_agreed(comm, [&] {
     const cudaError_t rc = cudaGetDeviceCount(&choice.device_count);

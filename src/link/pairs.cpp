@@ -7,6 +7,7 @@
 
 #include "collectives/mpi_transport.h"
 #include "util/mpi_session.h"
+#include "util/node.h"
 
 namespace shardroof::link {
 
@@ -42,12 +43,12 @@ Topology discover_topology(MPI_Comm comm) {
   int size = 1;
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size));
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
   // A node is named by the lowest world rank on it.
   int leader = rank;
-  SHARDROOF_MPI_CHECK(MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, node_comm));
-  SHARDROOF_MPI_CHECK(MPI_Comm_free(&node_comm));
+  {
+    const NodeComm node(comm);
+    SHARDROOF_MPI_CHECK(MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, node.get()));
+  }
   std::vector<int> leaders(static_cast<std::size_t>(size));
   SHARDROOF_MPI_CHECK(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm));
 
@@ -62,10 +63,7 @@ Topology discover_topology(MPI_Comm comm) {
   for (int l : leaders) topo.node_of_rank.push_back(index_of_leader[l]);
   topo.nodes = static_cast<int>(index_of_leader.size());
 
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int len = 0;
-  SHARDROOF_MPI_CHECK(MPI_Get_processor_name(name, &len));
-  topo.host_of_rank = all_gather_strings(comm, std::string(name, static_cast<std::size_t>(len)));
+  topo.host_of_rank = all_gather_strings(comm, host_name());
   return topo;
 }
 

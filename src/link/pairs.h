@@ -23,7 +23,7 @@ std::vector<RankPair> all_pairs(int ranks);
 std::vector<RankPair> sample_pairs(int ranks, std::uint64_t count, std::uint64_t seed);
 
 // Where each rank runs: the shared-memory node it belongs to
-// (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) and its processor name.
+// (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) and its host name.
 struct Topology {
   std::vector<int> node_of_rank;  // node index (0, 1, ... in order of first rank)
   std::vector<std::string> host_of_rank;

@@ -1,5 +1,7 @@
 #include "measure/comm_setup.h"
 
+#include <utility>
+
 #include "collectives/algorithms.h"
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
@@ -9,31 +11,33 @@
 
 namespace shardroof {
 
+namespace {
+
+// Each of ours and the algorithm it runs; its name is the algorithm's
+// (collectives/algorithms.h). Native is the library's own, "native".
+constexpr std::pair<Impl, coll::Algorithm> kOwn[] = {{Impl::Auto, coll::Algorithm::Auto},
+                                                    {Impl::Ring, coll::Algorithm::Ring},
+                                                    {Impl::Pairwise, coll::Algorithm::Pairwise},
+                                                    {Impl::Direct, coll::Algorithm::Direct}};
+constexpr std::string_view kNativeName = "native";
+
+}  // namespace
+
 std::string_view to_string(Impl impl) {
-  switch (impl) {
-    case Impl::Auto: return "auto";
-    case Impl::Ring: return "ring";
-    case Impl::Pairwise: return "pairwise";
-    case Impl::Direct: return "direct";
-    case Impl::Native: return "native";
-  }
-  return "?";
+  return impl == Impl::Native ? kNativeName : coll::to_string(own_algorithm(impl));
 }
 
 std::optional<Impl> parse_impl(std::string_view name) {
-  for (auto impl : {Impl::Auto, Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native})
-    if (name == to_string(impl)) return impl;
+  if (name == kNativeName) return Impl::Native;
+  if (const auto algorithm = coll::parse_algorithm(name))
+    for (const auto& [impl, a] : kOwn)
+      if (a == *algorithm) return impl;
   return std::nullopt;
 }
 
 coll::Algorithm own_algorithm(Impl impl) {
-  switch (impl) {
-    case Impl::Auto: return coll::Algorithm::Auto;
-    case Impl::Pairwise: return coll::Algorithm::Pairwise;
-    case Impl::Direct: return coll::Algorithm::Direct;
-    case Impl::Ring:
-    case Impl::Native: break;
-  }
+  for (const auto& [own, algorithm] : kOwn)
+    if (own == impl) return algorithm;
   return coll::Algorithm::Ring;
 }
 
@@ -51,11 +55,6 @@ std::optional<Backend> parse_backend(std::string_view name) {
   if (name == "cpu") return Backend::Cpu;
   if (name == "cuda") return Backend::Cuda;
   return std::nullopt;
-}
-
-std::unique_ptr<coll::Collective> make_ring_collective(coll::CollectiveKind kind, coll::Transport& t,
-                                                       coll::MemoryOps& m, const coll::RingOptions& ring) {
-  return coll::make_collective(coll::Algorithm::Ring, kind, t, m, ring);
 }
 
 const coll::TuningTable& CommSetup::tuning() {

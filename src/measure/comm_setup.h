@@ -66,11 +66,6 @@ class CommSetup {
 // Host buffers over MPI point-to-point (ring) or MPI's own collectives (native).
 std::unique_ptr<CommSetup> make_host_mpi_setup(MPI_Comm comm);
 
-// Our ring collective of `kind` over any transport and memory (the
-// setups for each backend share it).
-std::unique_ptr<coll::Collective> make_ring_collective(coll::CollectiveKind kind, coll::Transport& transport,
-                                                       coll::MemoryOps& memory, const coll::RingOptions& ring);
-
 // The setup for a backend and transport; throws UsageError for combinations
 // this build cannot run.
 std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transport, MPI_Comm comm);

@@ -1,7 +1,6 @@
 #include "report/environment.h"
 
 #include <cblas.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
@@ -9,6 +8,7 @@
 
 #include "cuda/cuda_api.h"
 #include "shardroof/config.h"
+#include "util/node.h"
 
 namespace shardroof {
 
@@ -49,9 +49,7 @@ std::string version_text(const MpiSession& /*mpi*/) {
 }
 
 nlohmann::json environment_json(const MpiSession& mpi) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  const auto hosts = all_gather_strings(mpi.world(), host);
+  const auto hosts = all_gather_strings(mpi.world(), host_name());
   std::map<std::string, int> ranks_per_host;
   for (const auto& h : hosts) ranks_per_host[h]++;
   nlohmann::json env;

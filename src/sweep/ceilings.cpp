@@ -7,6 +7,7 @@
 #include "collectives/blocks.h"
 #include "collectives/mpi_transport.h"
 #include "sweep/operands.h"
+#include "util/node.h"
 
 namespace shardroof::sweep {
 
@@ -78,11 +79,7 @@ GemmRate measure_peak_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::siz
                                 std::size_t k, coll::DataType type, const TimingPlan& timing, double min_seconds) {
   // Room for the operands: a quarter of the free memory, shared by the
   // ranks of a node; the least over all ranks, so every rank grows alike.
-  MPI_Comm node = MPI_COMM_NULL;
-  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
+  const int node_ranks = NodeComm(comm).size();
   const unsigned long long mine = backend.free_memory_bytes() / (4ull * static_cast<unsigned>(node_ranks));
   unsigned long long budget = 0;
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &budget, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));

@@ -3,6 +3,7 @@
 #include "collectives/mpi_transport.h"
 #include "trace/clock_sync.h"
 #include "trace/gather.h"
+#include "util/node.h"
 
 namespace shardroof::trace {
 
@@ -17,10 +18,7 @@ std::vector<RankTrace> TraceSession::finish() {
   RankTrace mine = recorder_.collect(rank_);
   mine.clock_start = start_;
   mine.clock_end = estimate_clock_offset(comm_);
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int len = 0;
-  SHARDROOF_MPI_CHECK(MPI_Get_processor_name(host, &len));
-  mine.host.assign(host, static_cast<std::size_t>(len));
+  mine.host = host_name();
   return gather_traces(comm_, mine);
 }
 

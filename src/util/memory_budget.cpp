@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "cli/values.h"
-#include "collectives/mpi_transport.h"
 #include "util/error.h"
+#include "util/node.h"
 
 namespace shardroof {
 
@@ -28,12 +28,7 @@ std::optional<std::uint64_t> mem_available_bytes(const std::string& meminfo_path
 NodeMemory node_memory(MPI_Comm comm) {
   NodeMemory node;
   node.available_bytes = mem_available_bytes();
-  MPI_Comm shared = MPI_COMM_NULL;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared));
-  MPI_Comm_size(shared, &node.ranks_on_node);
-  MPI_Comm_free(&shared);
+  node.ranks_on_node = NodeComm(comm).size();
   return node;
 }
 
@@ -45,6 +40,12 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   if (b > std::numeric_limits<std::uint64_t>::max() - a) return std::numeric_limits<std::uint64_t>::max();
   return a + b;
+}
+
+std::optional<std::uint64_t> usable_bytes_per_rank(const NodeMemory& node) {
+  if (!node.available_bytes) return std::nullopt;
+  const auto ranks = static_cast<std::uint64_t>(node.ranks_on_node > 0 ? node.ranks_on_node : 1);
+  return static_cast<std::uint64_t>(static_cast<double>(*node.available_bytes) * kUsableMemoryFraction) / ranks;
 }
 
 void require_memory(const NodeMemory& node, std::uint64_t bytes_per_rank, std::string_view what) {

@@ -36,6 +36,10 @@ NodeMemory node_memory(MPI_Comm comm);
 // the MPI library, the OS and the page cache.
 inline constexpr double kUsableMemoryFraction = 0.9;
 
+// What one rank may plan to use: kUsableMemoryFraction of the available
+// memory, shared by the ranks on the node; none when it is unknown.
+std::optional<std::uint64_t> usable_bytes_per_rank(const NodeMemory& node);
+
 // Throws UsageError when `bytes_per_rank` times the ranks on this node does
 // not fit in kUsableMemoryFraction of the available memory. `what` names the
 // setting responsible (e.g. "--maxbytes 64G"). Does nothing when the

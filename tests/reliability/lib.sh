@@ -106,3 +106,49 @@ finish_launcher() {
   mpirun_pid=""
   no_sanitizer_report
 }
+
+# check_no_overwrite ARGS... -- FLAG FILE [FLAG FILE...]: the no-overwrite
+# policy for each output FLAG (--json, --csv, --trace) and its FILE. Runs
+# `shardroof ARGS FLAG FILE...` three times: the first writes every FILE; the
+# second leaves each FILE as it was, writes FILE's fresh name stem-1.ext
+# instead and says so on stderr and in the report; the third, with --force,
+# overwrites every FILE and makes no stem-2.ext. out.txt and err.txt are the
+# --force run's afterwards.
+check_no_overwrite() {
+  local args=() outputs files=() i flag file fresh before
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  outputs=("$@")
+  for ((i = 1; i < ${#outputs[@]}; i += 2)); do files+=("${outputs[i]}"); done
+  run_ranks "${args[@]}" "${outputs[@]}"
+  [ "$rc" -eq 0 ] || fail "first run failed"
+  before=$(md5sum "${files[@]}")
+  run_ranks "${args[@]}" "${outputs[@]}"
+  [ "$rc" -eq 0 ] || fail "second run failed"
+  for ((i = 0; i < ${#outputs[@]}; i += 2)); do
+    flag=${outputs[i]}
+    file=${outputs[i + 1]}
+    fresh="${file%.*}-1.${file##*.}"
+    grep -qx -- "$flag: '$file' exists; writing '$fresh' instead (--force overwrites)" err.txt ||
+      fail "no note of the fresh name of $flag"
+    grep -q "$(report_name "$flag") written to $fresh" out.txt || fail "the report does not name $fresh"
+  done
+  [ "$(md5sum "${files[@]}")" = "$before" ] || fail "an existing file was overwritten"
+  run_ranks "${args[@]}" "${outputs[@]}" --force
+  [ "$rc" -eq 0 ] || fail "--force run failed"
+  if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh name"; fi
+  for ((i = 0; i < ${#outputs[@]}; i += 2)); do
+    flag=${outputs[i]}
+    file=${outputs[i + 1]}
+    grep -q "$(report_name "$flag") written to $file" out.txt || fail "--force did not write $file"
+    [ ! -e "${file%.*}-2.${file##*.}" ] || fail "--force wrote a fresh file for $flag"
+  done
+}
+# What the report calls the file of an output flag ("# JSON written to ...").
+report_name() {
+  case $1 in
+    --json) echo JSON ;;
+    --csv) echo CSV ;;
+    --trace) echo trace ;;
+  esac
+}

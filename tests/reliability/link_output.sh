@@ -13,22 +13,8 @@ ranks=3
 . "$(dirname "$0")/lib.sh"
 
 # 1. No overwrite without --force.
-quick=(link -b 8 -e 1K -n 2 -w 0)
-run_ranks "${quick[@]}" --json l.json
-[ "$rc" -eq 0 ] || fail "first run failed"
-before=$(md5sum <l.json)
-run_ranks "${quick[@]}" --json l.json
-[ "$rc" -eq 0 ] || fail "second run failed"
-grep -qx -- "--json: 'l.json' exists; writing 'l-1.json' instead (--force overwrites)" err.txt ||
-  fail "no note of the fresh name"
-grep -q "JSON written to l-1.json" out.txt || fail "the report does not name the fresh file"
-[ "$(md5sum <l.json)" = "$before" ] || fail "l.json was overwritten"
+check_no_overwrite link -b 8 -e 1K -n 2 -w 0 -- --json l.json
 check_records link l-1.json "" 3
-run_ranks "${quick[@]}" --json l.json --force
-[ "$rc" -eq 0 ] || fail "--force run failed"
-if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh name"; fi
-grep -q "JSON written to l.json" out.txt || fail "--force did not write l.json"
-[ ! -e l-2.json ] || fail "--force wrote a fresh file"
 check_records link l.json "" 3
 echo "ok: l.json kept, l-1.json chosen and printed, --force overwrote"
 

@@ -10,21 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 
 # 1. No overwrite without --force.
-quick=(peak --datatypes float --size 64 --k 16 --memory-bytes 64K --reduce-elements 1024 --warmup 0 --iters 1)
-run_ranks "${quick[@]}" --json p.json
-[ "$rc" -eq 0 ] || fail "first run failed"
-before=$(md5sum <p.json)
-run_ranks "${quick[@]}" --json p.json
-[ "$rc" -eq 0 ] || fail "second run failed"
-grep -qx -- "--json: 'p.json' exists; writing 'p-1.json' instead (--force overwrites)" err.txt ||
-  fail "no note of the fresh name"
-grep -q "JSON written to p-1.json" out.txt || fail "the report does not name the fresh file"
-[ "$(md5sum <p.json)" = "$before" ] || fail "p.json was overwritten"
+check_no_overwrite peak --datatypes float --size 64 --k 16 --memory-bytes 64K --reduce-elements 1024 --warmup 0 \
+  --iters 1 -- --json p.json
 check_records peak p-1.json "" 1
-run_ranks "${quick[@]}" --json p.json --force
-[ "$rc" -eq 0 ] || fail "--force run failed"
-if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh name"; fi
-[ ! -e p-2.json ] || fail "--force wrote a fresh file"
 echo "ok: p.json kept, p-1.json chosen and printed, --force overwrote"
 
 # 2. SIGINT while every rank holds after the first of four measurements

@@ -11,24 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 # 1. No overwrite without --force.
-quick=(sweep --B 64 --F 64 --D 16,32 --warmup 0 --iters 1)
-run_ranks "${quick[@]}" --json q.json --csv q.csv
-[ "$rc" -eq 0 ] || fail "first run failed"
-before=$(md5sum q.json q.csv)
-run_ranks "${quick[@]}" --json q.json --csv q.csv
-[ "$rc" -eq 0 ] || fail "second run failed"
-grep -qx -- "--json: 'q.json' exists; writing 'q-1.json' instead (--force overwrites)" err.txt ||
-  fail "no note of the fresh JSON name"
-grep -qx -- "--csv: 'q.csv' exists; writing 'q-1.csv' instead (--force overwrites)" err.txt ||
-  fail "no note of the fresh CSV name"
-grep -q "JSON written to q-1.json" out.txt && grep -q "CSV written to q-1.csv" out.txt ||
-  fail "the report does not name the fresh files"
-[ "$(md5sum q.json q.csv)" = "$before" ] || fail "q.json or q.csv was overwritten"
+check_no_overwrite sweep --B 64 --F 64 --D 16,32 --warmup 0 --iters 1 -- --json q.json --csv q.csv
 check_records sweep q-1.json q-1.csv "" 2
-run_ranks "${quick[@]}" --json q.json --csv q.csv --force
-[ "$rc" -eq 0 ] || fail "--force run failed"
-if grep -q "exists; writing" err.txt; then fail "--force still chose a fresh name"; fi
-[ ! -e q-2.json ] && [ ! -e q-2.csv ] || fail "--force wrote fresh files"
 echo "ok: q.json and q.csv kept, fresh names chosen and printed, --force overwrote"
 
 # 2. Every rank gets SIGTERM while every rank holds after the first of five
