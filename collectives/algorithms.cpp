@@ -3,12 +3,7 @@
 #include <array>
 
 #include "collectives/auto_collective.h"
-#include "collectives/direct.h"
 #include "collectives/error.h"
-#include "collectives/pairwise.h"
-#include "collectives/ring_all_gather.h"
-#include "collectives/ring_all_reduce.h"
-#include "collectives/ring_reduce_scatter.h"
 
 namespace shardroof::coll {
 
@@ -33,22 +28,9 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
 }
 
 bool supports(Algorithm algorithm, CollectiveKind kind) {
-  return algorithm != Algorithm::Direct || kind != CollectiveKind::AllGather;
+  if (algorithm == Algorithm::Auto) return !traits(kind).algorithms.empty();
+  return own_algorithm_for(algorithm, kind) != nullptr;
 }
-
-namespace {
-
-std::unique_ptr<Collective> make_ring(CollectiveKind kind, Transport& t, MemoryOps& m,
-                                      const RingOptions& o) {
-  switch (kind) {
-    case CollectiveKind::AllReduce: return std::make_unique<RingAllReduce>(t, m, o);
-    case CollectiveKind::ReduceScatter: return std::make_unique<RingReduceScatter>(t, m, o);
-    case CollectiveKind::AllGather: return std::make_unique<RingAllGather>(t, m, o);
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
@@ -56,15 +38,10 @@ std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind 
   if (!supports(algorithm, kind))
     throw InvalidArgument("the " + std::string(to_string(algorithm)) + " algorithm has no " +
                           std::string(to_string(kind)));
-  switch (algorithm) {
-    case Algorithm::Auto:
-      return make_auto_collective(kind, transport, memory, options, tuning,
-                                  {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct});
-    case Algorithm::Ring: return make_ring(kind, transport, memory, options);
-    case Algorithm::Pairwise: return std::make_unique<PairwiseCollective>(kind, transport, memory, options);
-    case Algorithm::Direct: return std::make_unique<DirectCollective>(kind, transport, memory, options);
-  }
-  return nullptr;
+  if (algorithm == Algorithm::Auto)
+    return make_auto_collective(kind, transport, memory, options, tuning,
+                                {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct});
+  return own_algorithm_for(algorithm, kind)->make(transport, memory, options);
 }
 
 std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport& transport, MemoryOps& memory,

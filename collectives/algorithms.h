@@ -2,11 +2,13 @@
 //
 //   ring      N-1 (ReduceScatter, AllGather) or 2(N-1) (AllReduce) dependent
 //             steps around a ring; bandwidth-optimal on any topology, the
-//             choice for many ranks (ring_*.h).
+//             choice for many ranks (ring_*.h). Broadcast: a pipelined chain
+//             along the ring from the root (broadcast.h).
 //   pairwise  every rank exchanges with every other at once, segmented: the
 //             same bytes as the ring in 1 (2 for AllReduce) dependent rounds;
 //             the choice for few ranks on a full crossbar such as shared
-//             memory (pairwise.h).
+//             memory (pairwise.h). AllToAll: the pairwise exchange, one peer
+//             pair per step (all_to_all.h).
 //   direct    one round in which every rank receives every contribution
 //             whole: the lowest latency for tiny messages (direct.h;
 //             AllReduce and ReduceScatter).
@@ -26,17 +28,17 @@
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/ring_options.h"
+#include "collectives/traits.h"
 #include "collectives/transport.h"
 #include "collectives/tuning.h"
 
 namespace shardroof::coll {
 
-enum class Algorithm { Auto, Ring, Pairwise, Direct };
-
 std::string_view to_string(Algorithm a);
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 
-// Whether `algorithm` implements `kind`.
+// Whether `algorithm` implements `kind` (auto: whenever one of ours does);
+// the table of collectives/traits.h says which do.
 bool supports(Algorithm algorithm, CollectiveKind kind);
 
 // Builds our collective; throws InvalidArgument if the algorithm has no such

@@ -21,6 +21,12 @@ class BlockPartition {
     return k * base_ + (k < extra_ ? k : extra_);
   }
   std::size_t max_size() const { return base_ + (extra_ ? 1 : 0); }
+  // The block that holds element `index` (< count()).
+  int owner(std::size_t index) const {
+    const std::size_t long_part = extra_ * (base_ + 1);
+    if (index < long_part) return static_cast<int>(index / (base_ + 1));
+    return static_cast<int>(extra_ + (index - long_part) / base_);
+  }
 
  private:
   std::size_t count_;

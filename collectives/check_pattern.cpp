@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "collectives/blocks.h"
 #include "collectives/half.h"
 
 namespace shardroof::coll {
@@ -108,24 +107,13 @@ void fill_pattern(void* host, std::size_t count, std::size_t first_index, int ra
     store_from_double(host, i, pattern_value(first_index + i, rank, nranks, type, op), type);
 }
 
-std::size_t count_wrong(const void* host, std::size_t count, std::size_t first_index,
-                        std::size_t total_count, int nranks, CollectiveKind kind, DataType type,
-                        ReduceOp op) {
+std::size_t count_wrong(const void* host, const CallShape& at, CollectiveKind kind, DataType type, ReduceOp op) {
+  const CollectiveTraits& t = traits(kind);
+  const std::size_t count = t.output_count(at);
   std::size_t wrong = 0;
-  const BlockPartition part(total_count, nranks);
-  int owner = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t g = first_index + i;
-    double expect;
-    if (kind == CollectiveKind::AllGather) {
-      while (owner + 1 < nranks && g >= part.offset(owner + 1)) ++owner;
-      expect = round_to(pattern_value(g, owner, nranks, type, op), type);
-    } else {
-      expect = expected_value(g, nranks, type, op);
-    }
-    const double got = load_as_double(host, i, type);
     // Bitwise-exact values are expected; != also catches NaN.
-    if (!(got == expect)) ++wrong;
+    if (!(load_as_double(host, i, type) == t.expected(i, at, type, op))) ++wrong;
   }
   return wrong;
 }

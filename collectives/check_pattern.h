@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "collectives/collective.h"
+#include "collectives/traits.h"
 #include "collectives/types.h"
 
 namespace shardroof::coll {
@@ -25,12 +26,10 @@ double expected_value(std::size_t index, int nranks, DataType type, ReduceOp op)
 void fill_pattern(void* host, std::size_t count, std::size_t first_index, int rank, int nranks,
                   DataType type, ReduceOp op);
 
-// Number of elements of `host` (global indices first_index...) that differ
-// from the expected result of `kind`. For AllGather the expected value at
-// index i is the contribution of the rank owning i.
-std::size_t count_wrong(const void* host, std::size_t count, std::size_t first_index,
-                        std::size_t total_count, int nranks, CollectiveKind kind, DataType type,
-                        ReduceOp op);
+// Number of elements of `host`, this rank's whole output of `kind` (the
+// traits' output_count(at) elements), that differ from the traits' expected
+// values for inputs made by fill_pattern.
+std::size_t count_wrong(const void* host, const CallShape& at, CollectiveKind kind, DataType type, ReduceOp op);
 
 // Read / write element i of a host buffer as double.
 double load_as_double(const void* host, std::size_t i, DataType type);

@@ -7,6 +7,16 @@
 //                  In place: recv == send + offset(rank) (as in NCCL).
 //   AllGather      send holds block(rank); recv holds `count`; `op` is ignored.
 //                  In place: send == recv + offset(rank) (as in NCCL).
+//   Broadcast      send (read on the root only) and recv hold `count`; every
+//                  rank's recv receives the root's send; `op` is ignored.
+//                  In place: send == recv.
+//   AllToAll       send holds `count`: block d goes to rank d. recv holds N
+//                  blocks of block(rank) elements, the one from rank s at
+//                  s * block(rank) (N * block(rank) == count when N divides
+//                  count, as MPI_Alltoall). `op` is ignored. In place: send ==
+//                  recv, a buffer of max(count, N * block(rank)) elements.
+// collectives/traits.h states these shapes as functions, with every other
+// per-collective fact.
 #pragma once
 
 #include <cstddef>
@@ -19,14 +29,11 @@
 
 namespace shardroof::coll {
 
-enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
+enum class CollectiveKind { AllReduce, ReduceScatter, AllGather, Broadcast, AllToAll };
 
+// Names, parsing and every other per-collective fact: collectives/traits.h.
 std::string_view to_string(CollectiveKind kind);
 std::optional<CollectiveKind> parse_collective(std::string_view name);
-inline constexpr std::string_view kCollectiveNames[] = {"all_reduce", "reduce_scatter", "all_gather"};
-
-// nccl-tests' bus-bandwidth factor: busbw = algbw * factor.
-double bus_bandwidth_factor(CollectiveKind kind, int nranks);
 
 class Collective {
  public:

@@ -75,8 +75,8 @@ class MpiNativeCollective::Ops {
                        {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}};
 };
 
-MpiNativeCollective::MpiNativeCollective(CollectiveKind kind, MPI_Comm comm)
-    : kind_(kind), comm_(comm), ops_(std::make_unique<Ops>()) {
+MpiNativeCollective::MpiNativeCollective(CollectiveKind kind, MPI_Comm comm, int root)
+    : kind_(kind), comm_(comm), root_(root), ops_(std::make_unique<Ops>()) {
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm_, &size_));
 }
@@ -107,10 +107,11 @@ void MpiNativeCollective::run(const void* send, void* recv, std::size_t count, D
     return static_cast<int>(n);
   };
 
+  // Calls with int counts are issued in pieces of at most this many elements.
+  constexpr std::size_t kPiece = std::size_t{1} << 30;
   switch (kind_) {
     case CollectiveKind::AllReduce: {
       const bool in_place = send == recv;
-      constexpr std::size_t kPiece = std::size_t{1} << 30;
       std::size_t off = 0;
       do {
         const std::size_t n = std::min(kPiece, count - off);
@@ -161,6 +162,44 @@ void MpiNativeCollective::run(const void* send, void* recv, std::size_t count, D
         SHARDROOF_MPI_CHECK(MPI_Allgatherv(sendbuf, counts[static_cast<std::size_t>(rank_)], MPI_BYTE,
                                            recv, counts.data(), displs.data(), MPI_BYTE, comm_));
       }
+      return;
+    }
+    case CollectiveKind::Broadcast: {
+      if (root_ < 0 || root_ >= size_)
+        throw InvalidArgument("native MPI broadcast: root " + std::to_string(root_) + " is not a rank");
+      if (rank_ == root_ && send != recv) std::memcpy(recv, send, count * es);
+      std::size_t off = 0;
+      while (off < count) {
+        const std::size_t n = std::min(kPiece, count - off);
+        SHARDROOF_MPI_CHECK(MPI_Bcast(static_cast<std::byte*>(recv) + off * es, static_cast<int>(n), dt, root_, comm_));
+        off += n;
+      }
+      return;
+    }
+    case CollectiveKind::AllToAll: {
+      const std::size_t mine = part.size(rank_);
+      if (count % static_cast<std::size_t>(size_) == 0) {
+        const int n = as_int(mine, "all_to_all");
+        SHARDROOF_MPI_CHECK(MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, n, dt, recv, n, dt, comm_));
+        return;
+      }
+      const void* in = send;
+      if (send == recv) {
+        input_copy_.resize(count * es);
+        std::memcpy(input_copy_.data(), send, count * es);
+        in = input_copy_.data();
+      }
+      const auto ranks = static_cast<std::size_t>(size_);
+      std::vector<int> send_counts(ranks), send_displs(ranks), recv_counts(ranks), recv_displs(ranks);
+      for (int i = 0; i < size_; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        send_counts[k] = as_int(part.size(i), "all_to_all");
+        send_displs[k] = as_int(part.offset(i), "all_to_all");
+        recv_counts[k] = as_int(mine, "all_to_all");
+        recv_displs[k] = as_int(k * mine, "all_to_all");
+      }
+      SHARDROOF_MPI_CHECK(MPI_Alltoallv(in, send_counts.data(), send_displs.data(), dt, recv, recv_counts.data(),
+                                        recv_displs.data(), dt, comm_));
       return;
     }
   }

@@ -15,6 +15,8 @@ struct RingOptions {
   std::size_t segment_bytes = 0;
   // Tag base for this collective's messages on the transport.
   int tag = 0x5200;
+  // Broadcast: the rank whose input every rank receives.
+  int root = 0;
   // Receives this collective's spans (steps, sends, receives, reductions,
   // waits) while it records; borrowed, may be null (no tracing). A
   // collective run on another thread takes that thread's tracer.

@@ -1,6 +1,9 @@
 #include "collectives/cuda/nccl_native.h"
 
+#include <string>
+
 #include "collectives/blocks.h"
+#include "collectives/error.h"
 
 namespace shardroof::coll {
 namespace {
@@ -29,8 +32,8 @@ ncclRedOp_t nccl_op(ReduceOp op) {
 
 }  // namespace
 
-NcclNativeCollective::NcclNativeCollective(CollectiveKind kind, NcclComm& comm, CudaMemoryOps& memory)
-    : kind_(kind), comm_(comm), memory_(memory) {}
+NcclNativeCollective::NcclNativeCollective(CollectiveKind kind, NcclComm& comm, CudaMemoryOps& memory, int root)
+    : kind_(kind), comm_(comm), memory_(memory), root_(root) {}
 
 void NcclNativeCollective::run(const void* send, void* recv, std::size_t count, DataType type,
                                ReduceOp op) {
@@ -78,6 +81,31 @@ void NcclNativeCollective::run(const void* send, void* recv, std::size_t count, 
         SHARDROOF_NCCL_COMM_CHECK(comm_, ncclGroupEnd());
       }
       break;
+    case CollectiveKind::Broadcast:
+      if (root_ < 0 || root_ >= n)
+        throw InvalidArgument("native NCCL broadcast: root " + std::to_string(root_) + " is not a rank");
+      SHARDROOF_NCCL_COMM_CHECK(comm_, ncclBroadcast(send, recv, count, dt, root_, c, stream));
+      break;
+    case CollectiveKind::AllToAll: {
+      const auto* in = static_cast<const std::byte*>(send);
+      auto* out = static_cast<std::byte*>(recv);
+      const std::size_t mine = part.size(rank);
+      if (send == recv && count > 0) {
+        if (!input_copy_ || input_copy_->bytes() < count * es) input_copy_ = memory_.allocate(count * es);
+        memory_.copy(input_copy_->data(), send, count * es);
+        in = static_cast<const std::byte*>(input_copy_->data());
+      }
+      SHARDROOF_NCCL_COMM_CHECK(comm_, ncclGroupStart());
+      for (int p = 0; p < n; ++p) {
+        const std::size_t slot = static_cast<std::size_t>(p) * mine * es;
+        // Both sides skip the empty blocks alike (a block's size is its receiver's).
+        if (part.size(p) > 0)
+          SHARDROOF_NCCL_COMM_CHECK(comm_, ncclSend(in + part.offset(p) * es, part.size(p), dt, p, c, stream));
+        if (mine > 0) SHARDROOF_NCCL_COMM_CHECK(comm_, ncclRecv(out + slot, mine, dt, p, c, stream));
+      }
+      SHARDROOF_NCCL_COMM_CHECK(comm_, ncclGroupEnd());
+      break;
+    }
   }
   memory_.synchronize();
 }

@@ -13,6 +13,8 @@
 
 #include "cli/command.h"
 #include "cli/values.h"
+#include "collectives/algorithms.h"
+#include "collectives/traits.h"
 #include "commands/run_output.h"
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
@@ -48,6 +50,7 @@ struct CollFlags {
   std::string segment_bytes = "auto";
   std::string timing = "per-iteration";
   int batch = 20;
+  int root = 0;
   std::string tuning;
   std::string tune;
   std::string json;
@@ -83,8 +86,9 @@ class CollCommand final : public Command {
 
   void add_options(CLI::App& app) override {
     collective_opt_ = app.add_option("--collective", f_.collective,
-                                     "all_reduce | reduce_scatter | all_gather (with --tune-to: a comma-separated list, "
-                                     "or all, the default there)")
+                                     fmt::format("One of {} (with --tune-to: a comma-separated list, or all, the "
+                                                 "default there)",
+                                                 coll::collective_names()))
                           ->capture_default_str();
     app.add_option("-b,--minbytes", f_.minbytes, "Smallest size S in bytes (K/M/G suffixes)")->capture_default_str();
     app.add_option("-e,--maxbytes", f_.maxbytes, "Largest size S in bytes")->capture_default_str();
@@ -95,7 +99,10 @@ class CollCommand final : public Command {
     app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
     app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
-    app.add_option("--impl", f_.impl, "auto | ring | pairwise | direct | native, a comma-separated list, or all (auto,ring,native side by side)")->capture_default_str();
+    app.add_option("--impl", f_.impl,
+                   "auto | ring | pairwise | direct | native, a comma-separated list, or all (auto, our main "
+                   "algorithm and native side by side: auto,ring,native; all_to_all: auto,pairwise,native)")
+        ->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (host buffers) | cuda (device buffers, one GPU per rank)")->capture_default_str();
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes,
@@ -107,6 +114,7 @@ class CollCommand final : public Command {
                    "time per call averaged: what OSU and nccl-tests report)")
         ->capture_default_str();
     app.add_option("--batch", f_.batch, "Calls per timed iteration with --timing batched")->capture_default_str();
+    app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
     app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
     // Not `--tune FILE`: Open MPI's launcher takes `--tune FILE` in a
     // program's arguments (after `-n N`) as its own parameter file.
@@ -129,6 +137,9 @@ class CollCommand final : public Command {
     const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
+      if (f_.root < 0 || f_.root >= ctx.mpi.size())
+        throw_usage("--root: {} is not a rank (0 to {})", f_.root, ctx.mpi.size() - 1);
+      plan.ring.root = f_.root;
       kinds = make_kinds();
       plan.kind = kinds.front();
       backend = *parse_backend(f_.backend);
@@ -140,7 +151,7 @@ class CollCommand final : public Command {
       }
       if (!plan.sizes.empty()) {
         std::uint64_t need = 0;
-        for (const auto kind : kinds) need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), ctx.mpi.size(), measures_direct(plan, kind)));
+        for (const auto kind : kinds) need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), coll::size_of(plan.type), ctx.mpi.size(), measures_direct(plan, kind)));
         require_memory(node, need, fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
       }
       if (!f_.tuning.empty()) {
@@ -279,14 +290,16 @@ class CollCommand final : public Command {
     const bool tuning = !f_.tune.empty();
     const std::string text = tuning && collective_opt_->count() == 0 ? "all" : f_.collective;
     std::vector<coll::CollectiveKind> kinds;
-    if (tuning && text == "all")
-      return {coll::CollectiveKind::AllReduce, coll::CollectiveKind::ReduceScatter, coll::CollectiveKind::AllGather};
+    if (tuning && text == "all") {
+      for (const auto& t : coll::all_collectives()) kinds.push_back(t.kind);
+      return kinds;
+    }
     std::string_view rest = text;
     while (true) {
       const auto comma = rest.find(',');
       const auto name = rest.substr(0, comma);
       const auto kind = coll::parse_collective(name);
-      if (!kind) throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter, all_gather)", name);
+      if (!kind) throw_usage("--collective: unknown '{}' ({})", name, coll::collective_names());
       if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) kinds.push_back(*kind);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
@@ -307,15 +320,19 @@ class CollCommand final : public Command {
   // What measure_collectives allocates per rank at `bytes` (send, recv, in
   // place, its pristine copy, two host staging arrays), plus one more array
   // for the MPI library's own temporaries, and direct AllReduce's N receive
-  // slots when it runs.
-  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, int nranks, bool direct) {
-    const std::uint64_t block = (bytes + static_cast<std::uint64_t>(nranks) - 1) / static_cast<std::uint64_t>(nranks);
-    const std::uint64_t in = kind == coll::CollectiveKind::AllGather ? block : bytes;
-    const std::uint64_t out = kind == coll::CollectiveKind::ReduceScatter ? block : bytes;
+  // slots when it runs. Rank 0 holds the largest blocks.
+  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, std::size_t es, int nranks,
+                                      bool direct) {
+    const coll::CollectiveTraits& t = coll::traits(kind);
+    const coll::CallShape rank0{bytes / es, 0, nranks};
+    const std::uint64_t in = saturating_mul(t.input_count(rank0), es);
+    const std::uint64_t out = saturating_mul(t.output_count(rank0), es);
+    const std::uint64_t buffer = saturating_mul(t.in_place(rank0).buffer, es);
     std::uint64_t total = saturating_add(in, out);
-    total = saturating_add(total, saturating_mul(bytes, 4));  // in place, pristine, host staging, full pattern
+    total = saturating_add(total, saturating_mul(buffer, 2));                  // in place, pristine
+    total = saturating_add(total, saturating_add(std::max(in, out), buffer));  // host staging, full pattern
     if (direct) total = saturating_add(total, saturating_mul(bytes, static_cast<std::uint64_t>(nranks)));
-    return saturating_add(total, bytes);
+    return saturating_add(total, buffer);
   }
 
   // MPI counts are ints: the native collectives cannot move some sizes.
@@ -323,24 +340,20 @@ class CollCommand final : public Command {
     const bool native = !f_.tune.empty() || std::find(plan.impls.begin(), plan.impls.end(), Impl::Native) != plan.impls.end();
     if (!native) return;
     const std::size_t es = coll::size_of(plan.type);
-    const auto n = static_cast<std::uint64_t>(nranks);
     for (const auto bytes : plan.sizes) {
-      const std::uint64_t count = bytes / es;
-      const std::uint64_t block = (count + n - 1) / n;
-      bool too_big = false;
-      if (plan.kind == coll::CollectiveKind::ReduceScatter) too_big = block > INT_MAX;
-      if (plan.kind == coll::CollectiveKind::AllGather)
-        too_big = count % n == 0 ? block * es > INT_MAX : bytes > INT_MAX;
-      if (too_big)
+      if (coll::traits(plan.kind).mpi_int_argument(bytes / es, nranks, es) > static_cast<std::uint64_t>(INT_MAX))
         throw_usage("--impl {}: native MPI {} cannot move {} on {} ranks (MPI counts are ints); "
-                    "use --impl ring or a smaller --maxbytes",
-                    to_string(Impl::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks);
+                    "use --impl {} or a smaller --maxbytes",
+                    to_string(Impl::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks,
+                    coll::to_string(coll::traits(plan.kind).algorithms.front().algorithm));
     }
   }
 
   // "all", one name, or a comma-separated list of names.
   static std::vector<Impl> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
-    if (text == "all") return {Impl::Auto, Impl::Ring, Impl::Native};
+    // all: auto, our main algorithm, native.
+    if (text == "all")
+      return {Impl::Auto, *parse_impl(coll::to_string(coll::traits(kind).algorithms.front().algorithm)), Impl::Native};
     std::vector<Impl> impls;
     std::string_view rest = text;
     while (true) {
@@ -380,8 +393,9 @@ class CollCommand final : public Command {
     const auto rules = table.rules_for(kind, ranks);
     if (rules.empty()) {
       notes.push_back(fmt::format("auto: the tuning table ({}) has no {} rules for {} ranks: auto runs native "
-                                  "(the library's own), else ring; measure some with --tune-to FILE",
-                                  source, coll::to_string(kind), ranks));
+                                  "(the library's own), else {}; measure some with --tune-to FILE",
+                                  source, coll::to_string(kind), ranks,
+                                  coll::to_string(coll::traits(kind).algorithms.front().algorithm)));
       return notes;
     }
     std::string where;
@@ -499,6 +513,8 @@ class CollCommand final : public Command {
                                                                        : nlohmann::json(plan.ring.segment_bytes)},
                         {"tuning", table_source}};
     if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
+    if (std::find(kinds.begin(), kinds.end(), coll::CollectiveKind::Broadcast) != kinds.end())
+      s["root"] = plan.ring.root;
     if (!f_.tune.empty()) {
       s["tune_to"] = f_.tune;
       s["collectives"] = names;

@@ -338,7 +338,7 @@ class SweepCommand final : public Command {
       throw_usage("--datatype: '{}' is not one of float, double, bfloat16", f_.datatype);
     plan.type = *type;
     const auto kind = coll::parse_collective(f_.collective);
-    if (!kind || *kind == coll::CollectiveKind::AllGather)
+    if (!kind || (*kind != coll::CollectiveKind::AllReduce && *kind != coll::CollectiveKind::ReduceScatter))
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
     plan.kind = *kind;
     const auto impl = parse_impl(f_.impl);

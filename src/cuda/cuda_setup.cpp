@@ -2,10 +2,11 @@
 // compute, and what --version says about them.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "collectives/algorithms.h"
-#include "collectives/blocks.h"
+#include "collectives/traits.h"
 #include "collectives/cuda/cuda_aware_mpi.h"
 #include "collectives/cuda/cuda_check.h"
 #include "collectives/cuda/mpi_device_transport.h"
@@ -27,8 +28,8 @@ namespace {
 // host, so device pointers are never handed to it.)
 class StagedMpiNative final : public coll::Collective {
  public:
-  StagedMpiNative(coll::CollectiveKind kind, MPI_Comm comm, coll::CudaMemoryOps& memory)
-      : host_(kind, comm), memory_(memory) {
+  StagedMpiNative(coll::CollectiveKind kind, MPI_Comm comm, coll::CudaMemoryOps& memory, int root)
+      : host_(kind, comm, root), memory_(memory) {
     SHARDROOF_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
     SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size_));
   }
@@ -37,27 +38,25 @@ class StagedMpiNative final : public coll::Collective {
 
   void run(const void* send, void* recv, std::size_t count, coll::DataType type, coll::ReduceOp op) override {
     const std::size_t es = coll::size_of(type);
-    const coll::BlockPartition part(count, size_);
-    const std::size_t off = part.offset(rank_) * es;
-    const std::size_t mine = part.size(rank_) * es;
+    const coll::CollectiveTraits& traits = coll::traits(host_.kind());
+    const coll::CallShape shape{count, rank_, size_};
+    const coll::InPlaceLayout layout = traits.in_place(shape);
     const auto* s = static_cast<const std::byte*>(send);
     auto* r = static_cast<std::byte*>(recv);
-    const auto kind = host_.kind();
-    const bool rs = kind == coll::CollectiveKind::ReduceScatter;
-    const bool ag = kind == coll::CollectiveKind::AllGather;
-    const bool in_place = rs ? r == s + off : ag ? s == r + off : s == r;
-    const std::size_t in_bytes = ag ? mine : count * es;
-    const std::size_t out_bytes = rs ? mine : count * es;
+    // In place, send and recv sit at their offsets in one buffer.
+    const bool in_place = reinterpret_cast<std::uintptr_t>(s) + layout.recv_offset * es ==
+                          reinterpret_cast<std::uintptr_t>(r) + layout.send_offset * es;
+    const std::size_t in_bytes = traits.input_count(shape) * es;
+    const std::size_t out_bytes = traits.output_count(shape) * es;
 
     if (in_place) {
       // One full-size host buffer keeps the in-place relation of the
       // device buffers (collective.h conventions).
-      auto* full = static_cast<std::byte*>(host(full_, count * es));
-      const std::byte* device_full = rs ? s : r;
-      memory_.copy(full, device_full, count * es);
+      auto* full = static_cast<std::byte*>(host(full_, layout.buffer * es));
+      memory_.copy(full, r - layout.recv_offset * es, layout.buffer * es);
       memory_.synchronize();
-      host_.run(ag ? full + off : full, rs ? full + off : full, count, type, op);
-      memory_.copy(r, rs ? full + off : full, out_bytes);
+      host_.run(full + layout.send_offset * es, full + layout.recv_offset * es, count, type, op);
+      memory_.copy(r, full + layout.recv_offset * es, out_bytes);
     } else {
       void* hs = host(in_, in_bytes);
       void* hr = host(out_, out_bytes);
@@ -93,10 +92,12 @@ class MpiDeviceSetup final : public CommSetup {
   coll::MemoryOps& memory() override { return context_->memory(); }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory());
+    if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), ring.root);
     if (impl == Impl::Auto)
       return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
-                       [this, kind] { return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory()); });
+                       [this, kind, root = ring.root] {
+                         return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), root);
+                       });
     const coll::Algorithm algorithm = own_algorithm(impl);
     if (!coll::supports(algorithm, kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "collectives/cuda/nccl_comm.h"
 #include "collectives/cuda/nccl_native.h"
 #include "collectives/cuda/nccl_transport.h"
+#include "collectives/traits.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/watchdog.h"
@@ -20,20 +23,27 @@ class NcclSetup final : public CommSetup {
   coll::MemoryOps& memory() override { return context_->memory(); }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory());
+    if (impl == Impl::Native)
+      return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), ring.root);
     // NCCL matches messages between two ranks in posting order and has no
-    // tags; pairwise keeps messages of two phases (tags) in flight at once,
-    // so it cannot run here, and auto never picks it.
-    if (impl == Impl::Auto)
-      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Direct}, [this, kind] {
-        return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory());
+    // tags; an algorithm that keeps messages of two phases (tags) in flight
+    // at once (pairwise ReduceScatter, AllGather, AllReduce) cannot run
+    // here, and auto never picks it.
+    if (impl == Impl::Auto) {
+      std::vector<coll::Algorithm> own;
+      for (const auto& a : coll::traits(kind).algorithms)
+        if (!a.needs_tag_matching) own.push_back(a.algorithm);
+      return make_auto(kind, ring, own, [this, kind, root = ring.root] {
+        return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), root);
       });
+    }
     const coll::Algorithm algorithm = own_algorithm(impl);
-    if (algorithm == coll::Algorithm::Pairwise)
-      throw_usage("--impl pairwise: not over --transport nccl (it relies on tag matching); use ring, direct, "
-                  "auto or native");
     if (!coll::supports(algorithm, kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
+    if (coll::own_algorithm_for(algorithm, kind)->needs_tag_matching)
+      throw_usage("--impl {}: no {} {} over --transport nccl (it relies on tag matching); use ring, direct, "
+                  "auto or native",
+                  to_string(impl), to_string(impl), coll::to_string(kind));
     return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring);
   }
   std::string describe(Impl impl) const override {

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <memory>
 
-#include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
 #include "cli/values.h"
 #include "collectives/mpi_transport.h"
+#include "collectives/traits.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
 
@@ -61,44 +61,35 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
   const int n = setup.transport().size();
   const std::size_t es = coll::size_of(plan.type);
   const std::uint64_t count = bytes / es;
-  const coll::BlockPartition part(count, n);
-  const std::size_t my_off = part.offset(rank);
-  const std::size_t my_size = part.size(rank);
-
-  // Element counts of the input and output buffers of this collective.
-  std::size_t in_count = count, out_count = count, in_first = 0, out_first = 0;
-  if (plan.kind == coll::CollectiveKind::ReduceScatter) {
-    out_count = my_size;
-    out_first = my_off;
-  } else if (plan.kind == coll::CollectiveKind::AllGather) {
-    in_count = my_size;
-    in_first = my_off;
-  }
+  const coll::CollectiveTraits& traits = coll::traits(plan.kind);
+  const coll::CallShape shape{count, rank, n, plan.ring.root};
+  // Element counts of this rank's input and output, and the in-place buffer.
+  const std::size_t in_count = traits.input_count(shape);
+  const std::size_t out_count = traits.output_count(shape);
+  const coll::InPlaceLayout layout = traits.in_place(shape);
 
   // All memory is made and filled before anything is timed.
   std::vector<std::byte> host(std::max(in_count, out_count) * es + 1);
   Buffers buf;
   buf.send = mem.allocate(in_count * es);
   buf.recv = mem.allocate(out_count * es);
-  buf.inplace = mem.allocate(count * es);
-  buf.pristine = mem.allocate(count * es);
-  coll::fill_pattern(host.data(), in_count, in_first, rank, n, plan.type, plan.op);
+  buf.inplace = mem.allocate(layout.buffer * es);
+  buf.pristine = mem.allocate(layout.buffer * es);
+  coll::fill_pattern(host.data(), in_count, traits.input_first(shape), rank, n, plan.type, plan.op);
   mem.copy(buf.send->data(), host.data(), in_count * es);
-  // In place, the full-size buffer holds the input at the input's place.
-  std::vector<std::byte> full(count * es + 1);
-  coll::fill_pattern(full.data(), count, 0, rank, n, plan.type, plan.op);
-  mem.copy(buf.pristine->data(), full.data(), count * es);
+  // In place, the buffer holds the input at the input's place (traits.h).
+  std::vector<std::byte> full(layout.buffer * es + 1);
+  coll::fill_pattern(full.data(), layout.buffer, 0, rank, n, plan.type, plan.op);
+  mem.copy(buf.pristine->data(), full.data(), layout.buffer * es);
   mem.synchronize();
 
   auto* inplace = static_cast<std::byte*>(buf.inplace->data());
-  const void* ip_send = inplace;
-  void* ip_recv = inplace;
-  if (plan.kind == coll::CollectiveKind::ReduceScatter) ip_recv = inplace + my_off * es;
-  if (plan.kind == coll::CollectiveKind::AllGather) ip_send = inplace + my_off * es;
+  const void* ip_send = inplace + layout.send_offset * es;
+  void* ip_recv = inplace + layout.recv_offset * es;
   // In place, each run consumes its input: it is restored before every
   // iteration (batch), outside the timed region.
   const auto restore = [&] {
-    mem.copy(inplace, buf.pristine->data(), count * es);
+    mem.copy(inplace, buf.pristine->data(), layout.buffer * es);
     mem.synchronize();
   };
 
@@ -147,7 +138,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
       if (trace && regions[k] >= 0) trace->region(regions[k]).algorithm = rec.algorithm;
       const double t = rec.time.median;
       rec.algbw_GBps = t > 0 ? static_cast<double>(rec.bytes) / t / 1e9 : 0;
-      rec.busbw_GBps = rec.algbw_GBps * coll::bus_bandwidth_factor(plan.kind, n);
+      rec.busbw_GBps = rec.algbw_GBps * traits.bus_factor(n);
     }
   }
 
@@ -164,8 +155,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
         collectives[k]->run(s, r, count, plan.type, plan.op);
         mem.copy(host.data(), r, out_count * es);
         mem.synchronize();
-        const auto wrong =
-            coll::count_wrong(host.data(), out_count, out_first, count, n, plan.kind, plan.type, plan.op);
+        const auto wrong = coll::count_wrong(host.data(), shape, plan.kind, plan.type, plan.op);
         records[k * 2 + (in_place ? 1 : 0)].wrong = sum_over_ranks(comm, static_cast<long long>(wrong));
       }
     }

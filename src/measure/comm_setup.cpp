@@ -80,10 +80,12 @@ class HostMpiSetup final : public CommSetup {
   coll::MemoryOps& memory() override { return memory_; }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
                                          const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_);
+    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.root);
     if (impl == Impl::Auto)
       return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
-                       [this, kind] { return std::make_unique<coll::MpiNativeCollective>(kind, comm_); });
+                       [this, kind, root = ring.root] {
+                         return std::make_unique<coll::MpiNativeCollective>(kind, comm_, root);
+                       });
     if (!coll::supports(own_algorithm(impl), kind))
       throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
     return coll::make_collective(own_algorithm(impl), kind, transport_, memory_, ring);

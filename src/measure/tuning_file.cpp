@@ -10,6 +10,7 @@
 
 #include "cli/config_file.h"
 #include "collectives/algorithms.h"
+#include "collectives/traits.h"
 #include "shardroof/default_tuning.h"
 #include "util/error.h"
 
@@ -40,8 +41,8 @@ coll::CollectiveKind collective(const toml::node& node, const std::string& sourc
   const auto name = node.value<std::string>();
   const auto kind = name ? coll::parse_collective(*name) : std::nullopt;
   if (!node.is_string() || !kind)
-    throw_usage("{}:{}: unknown collective {} (all_reduce, reduce_scatter, all_gather)", source, line_of(node),
-                name ? "'" + *name + "'" : std::string("value"));
+    throw_usage("{}:{}: unknown collective {} ({})", source, line_of(node),
+                name ? "'" + *name + "'" : std::string("value"), coll::collective_names());
   return *kind;
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "collectives/traits.h"
 #include "timing/stats.h"
 
 namespace shardroof {
@@ -52,7 +53,7 @@ void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header)
                                                 : fmt::format("{} bytes", plan.ring.segment_bytes));
   for (const auto& note : header.notes) out_ << "# " << note << "\n";
   out_ << "# algbw = S/time (GB/s, 1e9 bytes); busbw = algbw * "
-       << (plan.kind == coll::CollectiveKind::AllReduce ? "2(N-1)/N" : "(N-1)/N") << "\n#\n";
+       << coll::traits(plan.kind).bus_factor_text << "\n#\n";
   out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
                       "", "", "", "", "", "out-of-place", "", "", "", "in-place", "", "", "");
   out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
@@ -74,7 +75,7 @@ std::string impl_text(const CollRecord& r) {
 }  // namespace
 
 void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
-  const std::string redop = o.kind == coll::CollectiveKind::AllGather ? "none" : std::string(coll::to_string(o.op));
+  const std::string redop = coll::traits(o.kind).reduces ? std::string(coll::to_string(o.op)) : "none";
   out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
                       o.bytes, o.count, coll::to_string(o.type), redop, impl_text(o), o.time.median * 1e6,
                       o.algbw_GBps, o.busbw_GBps, wrong_text(o.wrong), i.time.median * 1e6, i.algbw_GBps,

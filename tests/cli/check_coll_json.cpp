@@ -1,8 +1,9 @@
 // Checks a `shardroof coll --json` record against the documented layout and
 // the nccl-tests formulas (README "shardroof coll"):
 //   bytes = count * element size, algbw = bytes / time (GB/s, 1e9 bytes,
-//   from the median time), busbw = algbw * 2(N-1)/N (AllReduce) or
-//   algbw * (N-1)/N (ReduceScatter, AllGather), wrong == 0; time_us holds
+//   from the median time), busbw = algbw * 2(N-1)/N (AllReduce), algbw
+//   (Broadcast) or algbw * (N-1)/N (ReduceScatter, AllGather, AllToAll),
+//   wrong == 0; time_us holds
 //   median = p50 <= p95 <= p99 <= max, the interquartile mean, and each
 //   rank's per-iteration times
 //   (per_rank: one array per rank, settings.iters long); settings.timing
@@ -111,7 +112,9 @@ int main(int argc, char** argv) {
       fail("environment.hosts", "should list one host per rank");
   }
 
-  const double factor = collective == "all_reduce" ? 2.0 * (ranks - 1) / ranks : static_cast<double>(ranks - 1) / ranks;
+  const double factor = collective == "all_reduce"  ? 2.0 * (ranks - 1) / ranks
+                        : collective == "broadcast" ? 1.0
+                                                    : static_cast<double>(ranks - 1) / ranks;
   const auto& results = doc["results"];
   if (!results.is_array() || results.empty()) {
     fail("results", "empty");

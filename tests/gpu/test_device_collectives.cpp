@@ -1,12 +1,13 @@
-// Ring and native collectives on device buffers, over NCCL and over MPI
+// Every collective, ours and native, on device buffers, over NCCL and over MPI
 // (staged or CUDA-aware), checked with the exact-value pattern of
 // check_pattern.h on every rank. Ranks may share a GPU in both: over NCCL
 // through a distinct NCCL host id per rank sharing it (cuda/shared_gpu.h).
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
-#include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
+#include "collectives/traits.h"
 #include "cuda/cuda_api.h"
 #include "gpu_test_util.h"
 #include "mpi_test_util.h"
@@ -15,14 +16,14 @@
 namespace shardroof {
 namespace {
 
-using coll::CollectiveKind;
 using coll::DataType;
 using coll::ReduceOp;
 
 class DeviceCollectivesTest : public testing::GpuTest {
  protected:
-  // Runs every kind x impl x type x op x count, in and out of place; returns
-  // the number of wrong elements on this rank.
+  // Runs every collective x impl (our main algorithm, native) x type x op
+  // x count, in and out of place; returns the number of wrong elements on
+  // this rank.
   static std::size_t run_all(CommSetup& setup) {
     auto& mem = setup.memory();
     const int rank = setup.transport().rank();
@@ -30,17 +31,18 @@ class DeviceCollectivesTest : public testing::GpuTest {
     coll::RingOptions ring;
     ring.segment_bytes = 4096;  // many segments: exercises the pipelining
     std::size_t wrong = 0;
-    for (const auto kind : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather}) {
-      for (const Impl impl : {Impl::Ring, Impl::Native}) {
-        auto collective = setup.make(kind, impl, ring);
+    for (const coll::CollectiveTraits& t : coll::all_collectives()) {
+      const Impl ours = *parse_impl(coll::to_string(t.algorithms.front().algorithm));
+      for (const Impl impl : {ours, Impl::Native}) {
+        auto collective = setup.make(t.kind, impl, ring);
         for (const DataType type : {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
                                     DataType::Int32}) {
           for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Avg}) {
-            if (kind == CollectiveKind::AllGather && op != ReduceOp::Sum) continue;
+            if (!t.reduces && op != ReduceOp::Sum) continue;
             for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000},
                                             std::size_t{(1u << 20) + 3}}) {
               for (const bool in_place : {false, true}) {
-                wrong += run_one(*collective, mem, kind, type, op, count, in_place, rank, n);
+                wrong += run_one(*collective, mem, t, type, op, count, in_place, rank, n);
               }
             }
           }
@@ -50,34 +52,34 @@ class DeviceCollectivesTest : public testing::GpuTest {
     return wrong;
   }
 
-  static std::size_t run_one(coll::Collective& c, coll::MemoryOps& mem, CollectiveKind kind, DataType type,
-                             ReduceOp op, std::size_t count, bool in_place, int rank, int n) {
+  // Buffers shaped by the collective's traits (collectives/traits.h).
+  static std::size_t run_one(coll::Collective& c, coll::MemoryOps& mem, const coll::CollectiveTraits& t,
+                             DataType type, ReduceOp op, std::size_t count, bool in_place, int rank, int n) {
     const std::size_t es = coll::size_of(type);
-    const coll::BlockPartition part(count, n);
-    const std::size_t off = part.offset(rank), mine = part.size(rank);
-    const bool rs = kind == CollectiveKind::ReduceScatter, ag = kind == CollectiveKind::AllGather;
-    std::vector<std::byte> host(count * es + 1);
-    coll::fill_pattern(host.data(), count, 0, rank, n, type, op);
-    auto full = mem.allocate(count * es);
-    auto out = mem.allocate(count * es);
-    auto* f = static_cast<std::byte*>(full->data());
-    const void* send = f;
+    const coll::CallShape shape{count, rank, n};
+    const coll::InPlaceLayout layout = t.in_place(shape);
+    const std::size_t in_count = t.input_count(shape), out_count = t.output_count(shape);
+    std::vector<std::byte> host(std::max(layout.buffer, in_count) * es + 1);
+    auto buffer = mem.allocate(layout.buffer * es);
+    auto in = mem.allocate(in_count * es);
+    auto out = mem.allocate(out_count * es);
+    const void* send = in->data();
     void* recv = out->data();
-    if (ag && !in_place) {
-      mem.copy(f, host.data() + off * es, mine * es);
-    } else {
-      mem.copy(f, host.data(), count * es);
-    }
     if (in_place) {
-      recv = rs ? f + off * es : f;
-      send = ag ? f + off * es : f;
+      coll::fill_pattern(host.data(), layout.buffer, 0, rank, n, type, op);
+      mem.copy(buffer->data(), host.data(), layout.buffer * es);
+      auto* b = static_cast<std::byte*>(buffer->data());
+      send = b + layout.send_offset * es;
+      recv = b + layout.recv_offset * es;
+    } else {
+      coll::fill_pattern(host.data(), in_count, t.input_first(shape), rank, n, type, op);
+      mem.copy(in->data(), host.data(), in_count * es);
     }
     c.run(send, recv, count, type, op);
-    const std::size_t out_count = rs ? mine : count;
     std::vector<std::byte> got(out_count * es + 1);
     mem.copy(got.data(), recv, out_count * es);
     mem.synchronize();
-    return coll::count_wrong(got.data(), out_count, rs ? off : 0, count, n, kind, type, op);
+    return coll::count_wrong(got.data(), shape, t.kind, type, op);
   }
 };
 

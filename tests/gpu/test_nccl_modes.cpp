@@ -39,7 +39,7 @@ TEST_F(NcclModesTest, BlockingAndNonBlockingCommunicatorsAgree) {
     std::vector<std::byte> got(count * 4);
     mem.copy(got.data(), buf->data(), count * 4);
     mem.synchronize();
-    const auto wrong = coll::count_wrong(got.data(), count, 0, count, n, coll::CollectiveKind::AllReduce,
+    const auto wrong = coll::count_wrong(got.data(), {count, rank, n}, coll::CollectiveKind::AllReduce,
                                          coll::DataType::Float, coll::ReduceOp::Sum);
     EXPECT_ALL_RANKS(wrong == 0, std::to_string(wrong) + " wrong elements, " +
                                      (mode == coll::NcclMode::Blocking ? "blocking" : "non-blocking"));

@@ -16,6 +16,7 @@
 #include "collectives/algorithms.h"
 #include "collectives/cuda/p2p_queue.h"
 #include "collectives/memory.h"
+#include "collectives/traits.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -124,19 +125,29 @@ Played play(const std::vector<std::vector<std::vector<P2pOp>>>& streams) {
   return result;
 }
 
+// Our algorithms of `kind` that the NCCL setup offers (those that need no tags).
+std::vector<Algorithm> without_tags(CollectiveKind kind) {
+  std::vector<Algorithm> out;
+  for (const OwnAlgorithm& a : traits(kind).algorithms)
+    if (!a.needs_tag_matching) out.push_back(a.algorithm);
+  return out;
+}
+
 Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t count, std::size_t segment_bytes,
-                P2pFlushPolicy policy) {
+                P2pFlushPolicy policy, int root = 0) {
   std::vector<std::vector<std::vector<P2pOp>>> streams;
   for (int r = 0; r < n; ++r) {
     RecordingTransport t(r, n, policy);
     HostMemoryOps mem;
     RingOptions opt;
     opt.segment_bytes = segment_bytes;
-    std::vector<float> in(count + 1, 1.0f), out(count + 1, 0.0f);
-    // As the NCCL setup builds them: auto never runs pairwise there.
-    auto c = algorithm == Algorithm::Auto
-                 ? make_auto_collective(kind, t, mem, opt, {}, {Algorithm::Ring, Algorithm::Direct})
-                 : make_collective(algorithm, kind, t, mem, opt);
+    opt.root = root;
+    // AllToAll's output is N blocks of this rank's block: up to count + N.
+    const auto room = count + static_cast<std::size_t>(n) + 1;
+    std::vector<float> in(room, 1.0f), out(room, 0.0f);
+    // As the NCCL setup builds them: auto never runs an algorithm that needs tags there.
+    auto c = algorithm == Algorithm::Auto ? make_auto_collective(kind, t, mem, opt, {}, without_tags(kind))
+                                          : make_collective(algorithm, kind, t, mem, opt);
     c->run(in.data(), out.data(), count, DataType::Float, ReduceOp::Sum);
     EXPECT_EQ(t.queued(), 0u) << "rank " << r << " left operations unissued";
     streams.push_back(std::move(t.groups));
@@ -144,21 +155,27 @@ Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t cou
   return play(streams);
 }
 
-// What the NCCL setup offers: ring, direct, and auto choosing among them
-// (pairwise is refused there, see below).
+// What the NCCL setup offers: every algorithm of ours that needs no tags
+// (ring, direct, pairwise all-to-all), and auto choosing among them
+// (pairwise ReduceScatter, AllGather and AllReduce are refused there, see
+// below); broadcast from the first and the last rank.
 TEST(NcclIssueRule, OurCollectivesNeverDeadlock) {
-  for (const Algorithm algorithm : {Algorithm::Ring, Algorithm::Direct, Algorithm::Auto}) {
-    for (const CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather}) {
-      if (!supports(algorithm, kind)) continue;
+  for (const CollectiveTraits& t : all_collectives()) {
+    std::vector<Algorithm> algorithms = without_tags(t.kind);
+    algorithms.push_back(Algorithm::Auto);
+    for (const Algorithm algorithm : algorithms) {
       for (int n = 2; n <= 6; ++n) {
+        const std::vector<int> roots = t.kind == CollectiveKind::Broadcast ? std::vector<int>{0, n - 1} : std::vector<int>{0};
         // Counts where blocks differ by one element and segment counts differ by one.
         for (const std::size_t count : {std::size_t{1}, std::size_t{5}, std::size_t{1000}, std::size_t{4097},
                                         std::size_t{40'000}}) {
           for (const std::size_t seg : {std::size_t{16}, std::size_t{1000}, std::size_t{1} << 20}) {
-            const Played p = schedule(algorithm, kind, n, count, seg, P2pFlushPolicy::Paired);
-            EXPECT_TRUE(p.completed) << to_string(algorithm) << " " << to_string(kind) << " n=" << n
-                                     << " count=" << count << " segment=" << seg;
-            EXPECT_TRUE(p.sizes_match);
+            for (const int root : roots) {
+              const Played p = schedule(algorithm, t.kind, n, count, seg, P2pFlushPolicy::Paired, root);
+              EXPECT_TRUE(p.completed) << to_string(algorithm) << " " << t.name << " n=" << n << " count=" << count
+                                       << " segment=" << seg << " root=" << root;
+              EXPECT_TRUE(p.sizes_match);
+            }
           }
         }
       }

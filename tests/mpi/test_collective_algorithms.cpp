@@ -1,6 +1,7 @@
 // The algorithms other than the ring (pairwise, direct, and auto switching
-// between them by a tuning table) against the exact expected values of
-// check_pattern: every collective they
+// between them by a tuning table), and broadcast and all-to-all (ours, auto
+// and native), against the exact expected values of the collectives'
+// traits: every collective they
 // implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
 // 1048579}, in place and out of place, with the default segment size and a
 // small one (many segments per block). Inputs must come back unchanged out
@@ -19,6 +20,8 @@
 #include "collectives/algorithms.h"
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
+#include "collectives/error.h"
+#include "collectives/traits.h"
 #include "collectives/memory.h"
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
@@ -37,49 +40,28 @@ constexpr const auto& kOps = shardroof::testing::kAllOps;
 constexpr std::size_t kGuardBytes = 32;
 constexpr auto kGuard = std::byte{0x5a};
 
-// The expected output of `kind` on this rank, `out_count` elements from
-// global index `first`.
-std::vector<std::byte> expected_output(CollectiveKind kind, std::size_t first, std::size_t out_count,
-                                       const BlockPartition& part, int n, DataType type, ReduceOp op) {
-  const std::size_t es = size_of(type);
-  std::vector<std::byte> out(out_count * es);
-  for (std::size_t i = 0; i < out_count; ++i) {
-    const std::size_t g = first + i;
-    double v;
-    if (kind == CollectiveKind::AllGather) {
-      int owner = 0;
-      while (owner + 1 < n && g >= part.offset(owner + 1)) ++owner;
-      std::vector<std::byte> cell(es);
-      store_from_double(cell.data(), 0, pattern_value(g, owner, n, type, op), type);
-      v = load_as_double(cell.data(), 0, type);
-    } else {
-      v = expected_value(g, n, type, op);
-    }
-    store_from_double(out.data(), i, v, type);
-  }
-  return out;
-}
-
 // The inputs and the expected output of one (count, type, op) on this rank,
 // built once and shared by every configuration and placement that runs it:
-// the element-by-element expected values dominate the test's time.
+// the element-by-element expected values dominate the test's time. Shapes
+// and expected values come from the collective's traits.
 struct Reference {
-  Reference(CollectiveKind kind, std::size_t count, DataType type, ReduceOp op, int rank, int n)
-      : part(count, n) {
+  Reference(CollectiveKind kind, std::size_t count, DataType type, ReduceOp op, int rank, int n, int root = 0)
+      : shape{count, rank, n, root} {
+    const CollectiveTraits& t = traits(kind);
     const std::size_t es = size_of(type);
-    const std::size_t mine = part.size(rank);
-    in_count = kind == CollectiveKind::AllGather ? mine : count;
-    out_count = kind == CollectiveKind::ReduceScatter ? mine : count;
-    full.assign(count * es + kGuardBytes, kGuard);
-    fill_pattern(full.data(), count, 0, rank, n, type, op);
+    in_count = t.input_count(shape);
+    out_count = t.output_count(shape);
+    layout = t.in_place(shape);
+    full.assign(layout.buffer * es + kGuardBytes, kGuard);
+    fill_pattern(full.data(), layout.buffer, 0, rank, n, type, op);
     input.assign(in_count * es + kGuardBytes, kGuard);
-    fill_pattern(input.data(), in_count, kind == CollectiveKind::AllGather ? part.offset(rank) : 0, rank, n, type,
-                 op);
-    out_first = kind == CollectiveKind::ReduceScatter ? part.offset(rank) : 0;
-    expected = expected_output(kind, out_first, out_count, part, n, type, op);
+    fill_pattern(input.data(), in_count, t.input_first(shape), rank, n, type, op);
+    expected.resize(out_count * es);
+    for (std::size_t i = 0; i < out_count; ++i) store_from_double(expected.data(), i, t.expected(i, shape, type, op), type);
   }
-  BlockPartition part;
-  std::size_t in_count = 0, out_count = 0, out_first = 0;
+  CallShape shape;
+  std::size_t in_count = 0, out_count = 0;
+  InPlaceLayout layout;
   std::vector<std::byte> full;   // in place: the one buffer, before the run
   std::vector<std::byte> input;  // out of place: the input, before the run
   std::vector<std::byte> expected;
@@ -88,10 +70,9 @@ struct Reference {
 // Runs `c` once on (count, type, op), in place or not; returns the problems
 // found on this rank (empty if none).
 std::string run_and_check(Collective& c, const Reference& ref, std::size_t count, DataType type, ReduceOp op,
-                          bool in_place, int rank, int n) {
+                          bool in_place) {
   const CollectiveKind kind = c.kind();
   const std::size_t es = size_of(type);
-  const BlockPartition& part = ref.part;
   const std::size_t out_count = ref.out_count;
 
   std::vector<std::byte> full = ref.full;
@@ -102,9 +83,8 @@ std::string run_and_check(Collective& c, const Reference& ref, std::size_t count
   const void* send = input.data();
   void* recv = output.data();
   if (in_place) {
-    std::byte* base = full.data();
-    send = kind == CollectiveKind::AllGather ? base + part.offset(rank) * es : base;
-    recv = kind == CollectiveKind::ReduceScatter ? base + part.offset(rank) * es : base;
+    send = full.data() + ref.layout.send_offset * es;
+    recv = full.data() + ref.layout.recv_offset * es;
   }
   try {
     c.run(send, recv, count, type, op);
@@ -113,13 +93,32 @@ std::string run_and_check(Collective& c, const Reference& ref, std::size_t count
   }
   std::ostringstream problems;
   if (out_count > 0 && std::memcmp(recv, ref.expected.data(), out_count * es) != 0)
-    problems << count_wrong(recv, out_count, ref.out_first, count, n, kind, type, op) << " of " << out_count
-             << " elements wrong; ";
+    problems << count_wrong(recv, ref.shape, kind, type, op) << " of " << out_count << " elements wrong; ";
   const std::vector<std::byte>& written = in_place ? full : output;
   if (std::any_of(written.end() - kGuardBytes, written.end(), [](std::byte b) { return b != kGuard; }))
     problems << "wrote past the end of its output; ";
   if (!in_place && input != ref.input) problems << "modified its input; ";
   return problems.str();
+}
+
+// Runs each of `collectives` (the second one with 4 KiB segments) on every
+// edge count up to `largest`, out of place and in place; writes the
+// problems found on this rank to `failures`.
+void check_edge_counts(const std::vector<std::unique_ptr<Collective>>& collectives, CollectiveKind kind,
+                       DataType type, ReduceOp op, int root, std::size_t largest, std::ostream& failures) {
+  const int rank = world_rank();
+  const int n = world_size();
+  for (const std::size_t count : shardroof::testing::edge_counts(n, largest)) {
+    const Reference ref(kind, count, type, op, rank, n, root);
+    for (const bool in_place : {false, true}) {
+      for (std::size_t k = 0; k < collectives.size(); ++k) {
+        const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place);
+        if (!p.empty())
+          failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " root " << root
+                   << " count " << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
+      }
+    }
+  }
 }
 
 // A table for `kind` on `n` ranks: direct (or pairwise, for AllGather) up
@@ -140,7 +139,6 @@ class Algorithms : public ::testing::TestWithParam<std::tuple<Case, DataType>> {
 
 TEST_P(Algorithms, MatchExpectedValues) {
   const auto [c, type] = GetParam();
-  const int rank = world_rank();
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
@@ -158,19 +156,7 @@ TEST_P(Algorithms, MatchExpectedValues) {
   std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
   std::ostringstream failures;
-  for (const ReduceOp op : ops) {
-    for (const std::size_t count : shardroof::testing::edge_counts(n)) {
-      const Reference ref(c.kind, count, type, op, rank, n);
-      for (const bool in_place : {false, true}) {
-        for (std::size_t k = 0; k < collectives.size(); ++k) {
-          const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place, rank, n);
-          if (!p.empty())
-            failures << collectives[k]->algorithm() << (k == 1 ? "/4KiB " : " ") << to_string(op) << " count "
-                     << count << (in_place ? " in place: " : " out of place: ") << p << "\n";
-        }
-      }
-    }
-  }
+  for (const ReduceOp op : ops) check_edge_counts(collectives, c.kind, type, op, 0, 1048579, failures);
   EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
 
@@ -190,6 +176,71 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>
 INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
 
+// Broadcast and AllToAll, whose op is ignored: our algorithm with the
+// default and a small segment size, auto (no table: its fallback), and the
+// native MPI call, against the traits' expected values, over the edge
+// counts; broadcast from rank 0 and from the last rank.
+class DataMovement : public ::testing::TestWithParam<std::tuple<CollectiveKind, DataType>> {};
+
+TEST_P(DataMovement, MatchExpectedValues) {
+  const auto [kind, type] = GetParam();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  const Algorithm ours = traits(kind).algorithms.front().algorithm;
+  std::vector<int> roots = {0};
+  if (kind == CollectiveKind::Broadcast && n > 1) roots.push_back(n - 1);
+  std::ostringstream failures;
+  for (const int root : roots) {
+    RingOptions plain;
+    plain.root = root;
+    RingOptions small = plain;
+    small.segment_bytes = 4096;
+    std::vector<std::unique_ptr<Collective>> collectives;
+    collectives.push_back(make_collective(ours, kind, transport, memory, plain));
+    collectives.push_back(make_collective(ours, kind, transport, memory, small));
+    collectives.push_back(make_collective(Algorithm::Auto, kind, transport, memory, plain));
+    collectives.push_back(std::make_unique<MpiNativeCollective>(kind, MPI_COMM_WORLD, root));
+    // The data only moves, so the element size matters, not the type's
+    // arithmetic: the million-element count (many segments) runs for float.
+    check_edge_counts(collectives, kind, type, ReduceOp::Sum, root, type == DataType::Float ? 1048579 : 7919,
+                      failures);
+  }
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+std::string movement_name(const ::testing::TestParamInfo<std::tuple<CollectiveKind, DataType>>& info) {
+  return std::string(to_string(std::get<0>(info.param))) + "_" + std::string(to_string(std::get<1>(info.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, DataMovement,
+                         ::testing::Combine(::testing::Values(CollectiveKind::Broadcast, CollectiveKind::AllToAll),
+                                            ::testing::ValuesIn(kTypes)),
+                         movement_name);
+
+// A root that is not a rank is refused by ours and by native, on every rank alike.
+TEST(Broadcast, RefusesARootThatIsNotARank) {
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  RingOptions options;
+  options.root = n;
+  float value = 1;
+  bool ours_refused = false, native_refused = false;
+  try {
+    make_collective(Algorithm::Ring, CollectiveKind::Broadcast, transport, memory, options)
+        ->run(&value, &value, 1, DataType::Float, ReduceOp::Sum);
+  } catch (const InvalidArgument&) {
+    ours_refused = true;
+  }
+  try {
+    MpiNativeCollective(CollectiveKind::Broadcast, MPI_COMM_WORLD, -1).run(&value, &value, 1, DataType::Float, ReduceOp::Sum);
+  } catch (const InvalidArgument&) {
+    native_refused = true;
+  }
+  EXPECT_ALL_RANKS(ours_refused && native_refused, "a root outside 0..N-1 ran");
+}
+
 // auto with the library's own collective among its candidates: the table
 // names native first for small sizes and the ring above; every choice gives
 // the exact result, and the choice shows in algorithm().
@@ -208,7 +259,7 @@ TEST(AutoWithNative, RunsWhatTheTableNamesAndGivesExactResults) {
   for (const auto& [count, want] : {std::pair<std::size_t, std::string>{5, "auto:native"}, {1024, "auto:native"},
                                     {1025, "auto:ring"}, {7919, "auto:ring"}}) {
     const Reference ref(CollectiveKind::AllReduce, count, DataType::Float, ReduceOp::Sum, rank, n);
-    const std::string p = run_and_check(*c, ref, count, DataType::Float, ReduceOp::Sum, false, rank, n);
+    const std::string p = run_and_check(*c, ref, count, DataType::Float, ReduceOp::Sum, false);
     if (!p.empty()) failures << "count " << count << ": " << p << "\n";
     if (c->algorithm() != want) failures << "count " << count << " ran " << c->algorithm() << ", want " << want << "\n";
   }

@@ -126,19 +126,18 @@ TEST(MpiTransport, RingCollectivesOverSplitMessages) {
   std::vector<double> in(count), out(count);
   fill_pattern(in.data(), count, 0, rank, n, type, ReduceOp::Sum);
   ar.run(in.data(), out.data(), count, type, ReduceOp::Sum);
-  if (auto w = count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllReduce, type, ReduceOp::Sum))
+  if (auto w = count_wrong(out.data(), {count, rank, n}, CollectiveKind::AllReduce, type, ReduceOp::Sum))
     problems << "all_reduce: " << w << " wrong; ";
 
   std::vector<double> block(part.size(rank));
   rs.run(in.data(), block.data(), count, type, ReduceOp::Sum);
-  if (auto w = count_wrong(block.data(), block.size(), part.offset(rank), count, n, CollectiveKind::ReduceScatter,
-                           type, ReduceOp::Sum))
+  if (auto w = count_wrong(block.data(), {count, rank, n}, CollectiveKind::ReduceScatter, type, ReduceOp::Sum))
     problems << "reduce_scatter: " << w << " wrong; ";
 
   std::vector<double> mine(part.size(rank));
   fill_pattern(mine.data(), mine.size(), part.offset(rank), rank, n, type, ReduceOp::Sum);
   ag.run(mine.data(), out.data(), count, type, ReduceOp::Sum);
-  if (auto w = count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllGather, type, ReduceOp::Sum))
+  if (auto w = count_wrong(out.data(), {count, rank, n}, CollectiveKind::AllGather, type, ReduceOp::Sum))
     problems << "all_gather: " << w << " wrong; ";
   EXPECT_ALL_RANKS(problems.str().empty(), problems.str());
 }

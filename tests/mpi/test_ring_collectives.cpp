@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithms.h"
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
 #include "collectives/memory.h"
@@ -66,12 +67,7 @@ class FailureLog {
 std::unique_ptr<Collective> make_ring(CollectiveKind kind, Transport& t, MemoryOps& m, std::size_t segment) {
   RingOptions o;
   o.segment_bytes = segment;
-  switch (kind) {
-    case CollectiveKind::AllReduce: return std::make_unique<RingAllReduce>(t, m, o);
-    case CollectiveKind::ReduceScatter: return std::make_unique<RingReduceScatter>(t, m, o);
-    case CollectiveKind::AllGather: return std::make_unique<RingAllGather>(t, m, o);
-  }
-  return nullptr;
+  return make_collective(Algorithm::Ring, kind, t, m, o);
 }
 
 // What every rank contributes and what the collectives must produce for one
@@ -159,7 +155,7 @@ class Buffers {
   std::string problems(DataType type, ReduceOp op) const {
     std::ostringstream os;
     if (!same_bytes(output(), expected_, output_bytes())) {
-      os << count_wrong(output(), out_count_, out_first_, part_.count(), part_.parts(), kind_, type, op)
+      os << count_wrong(output(), {part_.count(), rank_, part_.parts()}, kind_, type, op)
          << " wrong elements (of " << out_count_ << "); ";
     }
     const std::byte* guard = work_.data() + work_.size() - kGuardBytes;

@@ -33,9 +33,7 @@
 #include "collectives/check_pattern.h"
 #include "collectives/memory.h"
 #include "collectives/mpi_transport.h"
-#include "collectives/ring_all_gather.h"
-#include "collectives/ring_all_reduce.h"
-#include "collectives/ring_reduce_scatter.h"
+#include "collectives/algorithms.h"
 #include "../collective_test_values.h"
 #include "../mpi_test_util.h"
 
@@ -99,7 +97,6 @@ std::string run_case(const Case& c, RecordingTransport& transport, HostMemoryOps
   const bool gather = c.kind == CollectiveKind::AllGather;
   const std::size_t in_count = gather ? mine : c.count;
   const std::size_t out_count = c.kind == CollectiveKind::ReduceScatter ? mine : c.count;
-  const std::size_t out_first = c.kind == CollectiveKind::ReduceScatter ? first : 0;
 
   // This rank's contribution over the whole array (AllGather reads its block).
   std::vector<std::byte> contribution(c.count * es + 1);
@@ -137,22 +134,13 @@ std::string run_case(const Case& c, RecordingTransport& transport, HostMemoryOps
   std::ostringstream problems;
   transport.reset();
   try {
-    switch (c.kind) {
-      case CollectiveKind::AllReduce:
-        RingAllReduce(transport, memory, options).run(send_ptr, out, c.count, c.type, ReduceOp::Sum);
-        break;
-      case CollectiveKind::ReduceScatter:
-        RingReduceScatter(transport, memory, options).run(send_ptr, out, c.count, c.type, ReduceOp::Sum);
-        break;
-      case CollectiveKind::AllGather:
-        RingAllGather(transport, memory, options).run(send_ptr, out, c.count, c.type, ReduceOp::Sum);
-        break;
-    }
+    make_collective(Algorithm::Ring, c.kind, transport, memory, options)
+        ->run(send_ptr, out, c.count, c.type, ReduceOp::Sum);
   } catch (const std::exception& e) {
     return "threw " + std::string(e.what());
   }
 
-  const std::size_t wrong = count_wrong(out, out_count, out_first, c.count, n, c.kind, c.type, ReduceOp::Sum);
+  const std::size_t wrong = count_wrong(out, {c.count, rank, n}, c.kind, c.type, ReduceOp::Sum);
   if (wrong > 0) problems << wrong << " wrong elements of " << out_count << "; ";
   const std::byte* guard = work.data() + work.size() - kGuardBytes;
   if (std::any_of(guard, guard + kGuardBytes, [](std::byte b) { return b != kGuard; }))

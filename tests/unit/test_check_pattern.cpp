@@ -109,14 +109,14 @@ TEST(CountWrong, CorrectBuffersHaveNoWrongElements) {
       const std::size_t count = 1000;
       std::vector<std::byte> out(count * size_of(type));
       for (std::size_t i = 0; i < count; ++i) store_from_double(out.data(), i, expected_value(i, n, type, op), type);
-      EXPECT_EQ(count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllReduce, type, op), 0u)
+      EXPECT_EQ(count_wrong(out.data(), {count, 0, n}, CollectiveKind::AllReduce, type, op), 0u)
           << to_string(type) << " " << to_string(op);
-      // A ReduceScatter block checked at its own offset.
+      // A ReduceScatter block checked as rank 1's.
       const BlockPartition part(count, n);
       const auto* block = out.data() + part.offset(1) * size_of(type);
-      EXPECT_EQ(count_wrong(block, part.size(1), part.offset(1), count, n, CollectiveKind::ReduceScatter, type, op), 0u);
-      // The same block checked as if it sat at offset 0 is wrong.
-      EXPECT_GT(count_wrong(block, part.size(1), 0, count, n, CollectiveKind::ReduceScatter, type, op), 0u);
+      EXPECT_EQ(count_wrong(block, {count, 1, n}, CollectiveKind::ReduceScatter, type, op), 0u);
+      // The same block checked as rank 0's is wrong.
+      EXPECT_GT(count_wrong(block, {count, 0, n}, CollectiveKind::ReduceScatter, type, op), 0u);
     }
   }
 }
@@ -130,7 +130,7 @@ TEST(CountWrong, CountsEachWrongElementIncludingNaN) {
   out[0] += 1;
   out[100] = std::numeric_limits<float>::quiet_NaN();
   out[256] = -out[256];
-  EXPECT_EQ(count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllReduce, DataType::Float, ReduceOp::Sum), 3u);
+  EXPECT_EQ(count_wrong(out.data(), {count, 0, n}, CollectiveKind::AllReduce, DataType::Float, ReduceOp::Sum), 3u);
 }
 
 TEST(CountWrong, AllGatherExpectsEachOwnersContribution) {
@@ -140,10 +140,10 @@ TEST(CountWrong, AllGatherExpectsEachOwnersContribution) {
   std::vector<double> out(count);
   for (int r = 0; r < n; ++r)
     fill_pattern(out.data() + part.offset(r), part.size(r), part.offset(r), r, n, DataType::Double, ReduceOp::Sum);
-  EXPECT_EQ(count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllGather, DataType::Double, ReduceOp::Sum), 0u);
+  EXPECT_EQ(count_wrong(out.data(), {count, 2, n}, CollectiveKind::AllGather, DataType::Double, ReduceOp::Sum), 0u);
   // Rank 0's values where rank 1's block belongs are wrong.
   fill_pattern(out.data() + part.offset(1), part.size(1), part.offset(1), 0, n, DataType::Double, ReduceOp::Sum);
-  EXPECT_EQ(count_wrong(out.data(), count, 0, count, n, CollectiveKind::AllGather, DataType::Double, ReduceOp::Sum),
+  EXPECT_EQ(count_wrong(out.data(), {count, 2, n}, CollectiveKind::AllGather, DataType::Double, ReduceOp::Sum),
             part.size(1));
 }
 
