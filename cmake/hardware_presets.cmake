@@ -16,5 +16,6 @@ target_sources(shardroof_core PRIVATE ${PROJECT_SOURCE_DIR}/src/model/hardware.c
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/hardware.cpp PROPERTIES
   COMPILE_DEFINITIONS "SHARDROOF_SOURCE_HARDWARE_DIR=\"${_shardroof_preset_dir}\""
   OBJECT_DEPENDS ${_shardroof_presets_inc})
-# `sweep --model-hw`: the preset comparison's reporter.
-target_sources(shardroof_core PRIVATE ${PROJECT_SOURCE_DIR}/src/report/preset_report.cpp)
+# `sweep --model-hw`: the preset comparison and its reporter.
+target_sources(shardroof_core PRIVATE ${PROJECT_SOURCE_DIR}/src/model/preset_target.cpp
+                                     ${PROJECT_SOURCE_DIR}/src/report/preset_report.cpp)

@@ -15,7 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/config_file.h"
-#include "report/environment.h"
+#include "commands/environment.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -137,7 +137,7 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
   }
 
   if (show_version) {
-    out << version_text(mpi) << '\n';
+    out << version_text(local_environment(mpi)) << '\n';
     return 0;
   }
   run_agreed(mpi.world(), [&] {

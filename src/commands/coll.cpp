@@ -22,7 +22,7 @@
 #include "measure/tuner.h"
 #include "measure/tuning_file.h"
 #include "report/coll_report.h"
-#include "report/environment.h"
+#include "commands/environment.h"
 #include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"

@@ -5,7 +5,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "report/environment.h"
+#include "commands/environment.h"
+#include "commands/output_path.h"
 #include "report/results_file.h"
 #include "report/trace_report.h"
 #include "trace/clock_sync.h"
@@ -43,7 +44,7 @@ RunOutput::~RunOutput() = default;
 void RunOutput::begin_document(nlohmann::json fields) {
   doc_ = std::move(fields);
   doc_["command"] = command_;
-  if (mpi_) doc_["environment"] = environment_json(*mpi_);  // collective: every rank calls it
+  if (mpi_) doc_["environment"] = environment_json(gather_environment(*mpi_));  // collective: every rank calls it
 }
 
 void RunOutput::write(const std::function<std::string()>& csv_text) {

@@ -18,27 +18,10 @@
 #include <vector>
 
 #include "link/pairs.h"
+#include "link/records.h"
 #include "timing/timing.h"
 
 namespace shardroof::link {
-
-struct LinkPlan {
-  std::vector<std::uint64_t> sizes;  // message bytes, ascending
-  TimingPlan timing;
-  std::vector<RankPair> pairs;
-  bool check = true;  // verify the echoed bytes after timing
-};
-
-struct SizeTime {
-  std::uint64_t bytes = 0;
-  TimeStats one_way;  // seconds: round trip / 2
-};
-
-struct PairMeasurement {
-  RankPair pair;
-  std::vector<SizeTime> times;  // one per plan size, same order
-  long long wrong = -1;         // bytes that came back different; -1 when not checked
-};
 
 // Runs on every rank after each pair; returning false stops before the next
 // pair. It must return the same on every rank (e.g. an agreed interrupt

@@ -23,6 +23,7 @@
 #include "collectives/memory.h"
 #include "collectives/transport.h"
 #include "link/alpha_beta_fit.h"
+#include "link/records.h"
 #include "timing/timing.h"
 
 namespace shardroof::link {
@@ -31,13 +32,6 @@ struct RingProbePlan {
   std::vector<std::uint64_t> sizes;  // bytes each rank sends per step, ascending
   TimingPlan timing;
   int tag = 0x5300;  // away from the collectives' tags
-};
-
-struct RingProbeResult {
-  std::vector<std::uint64_t> bytes;  // per step and rank
-  std::vector<TimeStats> step_time;  // seconds for every rank's send and receive to finish
-  AlphaBetaFit fit;                  // t(m) = alpha + m/W over the sizes
-  long long wrong = 0;               // received bytes that were not the left neighbour's, over all ranks
 };
 
 // Collective over `comm`, whose ranks are the transport's (same order).

@@ -7,38 +7,12 @@
 #include <vector>
 
 #include "collectives/collective.h"
+#include "measure/coll_records.h"
 #include "measure/comm_setup.h"
 #include "timing/timing.h"
 #include "trace/recorder.h"
 
 namespace shardroof {
-
-struct CollPlan {
-  coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
-  coll::DataType type = coll::DataType::Float;
-  coll::ReduceOp op = coll::ReduceOp::Sum;
-  std::vector<Impl> impls{Impl::Ring};
-  std::vector<std::uint64_t> sizes;  // bytes S of the whole array, multiples of the element size
-  TimingPlan timing;
-  bool check = true;
-  coll::RingOptions ring;
-};
-
-// One measured row: an implementation at one size, in place or not.
-struct CollRecord {
-  coll::CollectiveKind kind;
-  std::string impl;       // "ring" / "native"
-  std::string algorithm;  // what ran, e.g. "ring/mpi" or "mpi"
-  coll::DataType type;
-  coll::ReduceOp op;
-  bool in_place = false;
-  std::uint64_t bytes = 0;  // S as nccl-tests counts it
-  std::uint64_t count = 0;  // elements of the whole array
-  TimeStats time;           // seconds
-  double algbw_GBps = 0;
-  double busbw_GBps = 0;
-  long long wrong = -1;  // elements wrong over all ranks; -1 when not checked
-};
 
 // The sizes -b..-e by factor f (or by step bytes when step_bytes > 0),
 // rounded down to whole elements, as nccl-tests does. UsageError when there

@@ -17,24 +17,12 @@
 #include "collectives/ring_options.h"
 #include "collectives/transport.h"
 #include "collectives/tuning.h"
+#include "measure/comm_kinds.h"
 
 namespace shardroof {
 
-// Ours: auto (chosen by a tuning table), ring, pairwise, direct (collectives/algorithms.h);
-// native: the library's own collective.
-enum class Impl { Auto, Ring, Pairwise, Direct, Native };
-std::string_view to_string(Impl impl);
-std::optional<Impl> parse_impl(std::string_view name);
 // The algorithm of ours an Impl other than Native names.
 coll::Algorithm own_algorithm(Impl impl);
-
-enum class TransportKind { Mpi, Nccl };
-std::string_view to_string(TransportKind t);
-std::optional<TransportKind> parse_transport(std::string_view name);
-
-enum class Backend { Cpu, Cuda };
-std::string_view to_string(Backend b);
-std::optional<Backend> parse_backend(std::string_view name);
 
 class CommSetup {
  public:

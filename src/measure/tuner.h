@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "collectives/tuning.h"
-#include "measure/coll_runner.h"
+#include "measure/coll_records.h"
 
 namespace shardroof {
 
@@ -31,18 +31,6 @@ namespace shardroof {
 // chosen.
 inline constexpr double kPruneFactor = 4.0;
 inline constexpr int kPruneSizes = 2;
-
-// A size's time of each implementation: the sum of its out-of-place and
-// in-place interquartile means (auto serves both placements; TimeStats::iqm
-// says why not the median), fastest first; and the same sum over each pass
-// (a run of consecutive timed iterations; see pass_bounds), which the
-// noise is measured from.
-struct SizeRanking {
-  coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
-  std::uint64_t bytes = 0;
-  std::vector<std::pair<std::string, double>> times;  // impl, seconds; fastest first
-  std::map<std::string, std::vector<double>> passes;  // impl -> seconds of each pass; empty: not known
-};
 
 // The passes of `iterations` timed iterations: floor(sqrt(n)) runs of
 // consecutive iterations, as equal as can be ([begin, end) each), so the

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "collectives/traits.h"
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof {
 

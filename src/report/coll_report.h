@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/coll_runner.h"
-#include "measure/tuner.h"
+#include "measure/coll_records.h"
 
 namespace shardroof {
 

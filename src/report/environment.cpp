@@ -1,70 +1,31 @@
 #include "report/environment.h"
 
-#include <cblas.h>
-
-#include <chrono>
-#include <ctime>
 #include <map>
-
-#include "cuda/cuda_api.h"
-#include "shardroof/config.h"
-#include "util/node.h"
 
 namespace shardroof {
 
-std::string mpi_library_version() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf, static_cast<std::size_t>(len));
-  const auto nl = s.find_first_of("\r\n,");
-  return nl == std::string::npos ? s : s.substr(0, nl);
+std::string version_text(const Environment& env) {
+  return "shardroof " + env.version + " (" + env.build_type + ")\n" + env.built_in +
+         (env.gpu_build.empty() ? "" : "\nGPU: " + env.gpu_build) + "\nMPI: " + env.mpi_library +
+         "\nBLAS: " + env.blas + "\ncompiler: " + env.compiler;
 }
 
-std::string blas_config() { return openblas_get_config(); }
-
-std::string utc_timestamp() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string built_in_text() {
-  std::string backends = "cpu";
-  std::string transports = "mpi";
-  if (SHARDROOF_WITH_CUDA) backends += ", cuda";
-  if (SHARDROOF_WITH_NCCL) transports += ", nccl";
-  return "backends: " + backends + "; transports: " + transports;
-}
-
-std::string version_text(const MpiSession& /*mpi*/) {
-  // CUDA runtime, NCCL and CUDA-aware MPI, in builds with CUDA.
-  const std::string gpu = cuda_built_in_text();
-  return std::string("shardroof ") + SHARDROOF_VERSION + " (" + SHARDROOF_BUILD_TYPE + ")\n" +
-         built_in_text() + (gpu.empty() ? "" : "\nGPU: " + gpu) + "\nMPI: " + mpi_library_version() + "\nBLAS: " + blas_config() +
-         "\ncompiler: " + SHARDROOF_CXX_COMPILER;
-}
-
-nlohmann::json environment_json(const MpiSession& mpi) {
-  const auto hosts = all_gather_strings(mpi.world(), host_name());
+nlohmann::json environment_json(const Environment& env) {
   std::map<std::string, int> ranks_per_host;
-  for (const auto& h : hosts) ranks_per_host[h]++;
-  nlohmann::json env;
-  env["hosts"] = hosts;  // rank order
-  env["ranks_per_host"] = ranks_per_host;
-  env["mpi_library"] = mpi_library_version();
-  env["mpi_thread_level"] = mpi.thread_level();
-  env["blas"] = blas_config();
-  env["compiler"] = SHARDROOF_CXX_COMPILER;
-  env["build_type"] = SHARDROOF_BUILD_TYPE;
-  env["shardroof_version"] = SHARDROOF_VERSION;
-  env["built_in"] = built_in_text();
-  if (const auto gpu = cuda_built_in_text(); !gpu.empty()) env["gpu_build"] = gpu;
-  env["date"] = utc_timestamp();
-  return env;
+  for (const auto& h : env.hosts) ranks_per_host[h]++;
+  nlohmann::json out;
+  out["hosts"] = env.hosts;  // rank order
+  out["ranks_per_host"] = ranks_per_host;
+  out["mpi_library"] = env.mpi_library;
+  out["mpi_thread_level"] = env.mpi_thread_level;
+  out["blas"] = env.blas;
+  out["compiler"] = env.compiler;
+  out["build_type"] = env.build_type;
+  out["shardroof_version"] = env.version;
+  out["built_in"] = env.built_in;
+  if (!env.gpu_build.empty()) out["gpu_build"] = env.gpu_build;
+  out["date"] = env.date;
+  return out;
 }
 
 }  // namespace shardroof

@@ -1,20 +1,28 @@
 // What a reader needs to trust the numbers: hosts, MPI library, BLAS,
-// compiler, build, date. Collective (gathers host names): every rank calls it.
+// compiler, build, date. A plain record and its formatting; gathering it
+// (host names from every rank, library queries) is commands/environment.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
-
-#include "util/mpi_session.h"
+#include <vector>
 
 namespace shardroof {
 
-nlohmann::json environment_json(const MpiSession& mpi);
-std::string version_text(const MpiSession& mpi);
-// "backends: cpu, cuda; transports: mpi, nccl"
-std::string built_in_text();
-std::string mpi_library_version();
-std::string blas_config();
-std::string utc_timestamp();
+struct Environment {
+  std::vector<std::string> hosts;  // rank order; empty when not gathered (--version)
+  std::string mpi_library;
+  int mpi_thread_level = 0;
+  std::string blas;
+  std::string compiler;
+  std::string build_type;
+  std::string version;
+  std::string built_in;   // "backends: cpu, cuda; transports: mpi, nccl"
+  std::string gpu_build;  // CUDA runtime, NCCL and CUDA-aware MPI; empty without CUDA
+  std::string date;       // UTC, ISO 8601
+};
+
+nlohmann::json environment_json(const Environment& env);
+std::string version_text(const Environment& env);
 
 }  // namespace shardroof

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "cli/values.h"
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof {
 

@@ -10,8 +10,7 @@
 
 #include "link/alpha_beta_fit.h"
 #include "link/link_summary.h"
-#include "link/pairs.h"
-#include "link/ping_pong.h"
+#include "link/records.h"
 
 namespace shardroof {
 

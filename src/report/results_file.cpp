@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "util/agreement.h"
 #include "util/error.h"
-#include "util/mpi_session.h"
 
 namespace shardroof {
 
@@ -67,26 +65,6 @@ std::string choose_output_path(const std::string& path, bool force) {
     fs::path candidate = p.parent_path() / (stem + "-" + std::to_string(i) + ext);
     if (!fs::exists(candidate, ec)) return candidate.string();
   }
-}
-
-std::string agree_output_path(MPI_Comm comm, const std::string& path, bool force, const std::string& flag,
-                              std::ostream& note) {
-  if (path.empty()) return path;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::string chosen;
-  run_agreed(comm, [&] {
-    if (rank != 0) return;
-    chosen = choose_output_path(path, force);
-    check_writable(chosen, flag);
-  });
-  chosen = broadcast_string(comm, chosen);
-  // One write: the launcher forwards stderr and stdout separately and may
-  // split a line written in pieces.
-  if (rank == 0 && chosen != path)
-    note << fmt::format("{}: '{}' exists; writing '{}' instead (--force overwrites)\n", flag, path, chosen)
-         << std::flush;
-  return chosen;
 }
 
 }  // namespace shardroof

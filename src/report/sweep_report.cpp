@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "cli/values.h"
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "sweep/analysis.h"
 #include "sweep/plan.h"
-#include "sweep/runner.h"
+#include "sweep/records.h"
 #include "sweep/search.h"
 
 namespace shardroof {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/recorder.h"
+#include "trace/records.h"
 
 namespace shardroof {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof::sweep {
 

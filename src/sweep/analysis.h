@@ -26,7 +26,7 @@
 #include "model/roofline.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
-#include "sweep/runner.h"
+#include "sweep/records.h"
 
 namespace shardroof::sweep {
 

@@ -15,16 +15,10 @@
 #include "collectives/types.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
+#include "sweep/records.h"
 #include "timing/timing.h"
 
 namespace shardroof::sweep {
-
-struct GemmRate {
-  std::size_t m = 0, n = 0, k = 0;
-  coll::DataType type = coll::DataType::Float;
-  TimeStats time;
-  double flops_per_s = 0;  // 2*m*n*k / median time
-};
 
 // The formulas behind the rates below, from a median time in seconds (0
 // when the time is not positive). Kept apart from the measuring so tests
@@ -62,13 +56,6 @@ struct GemmShape {
 GemmShape grown_gemm_shape(GemmShape shape, double seconds, double min_seconds, std::size_t element_bytes,
                            std::size_t max_bytes);
 
-struct MemoryBandwidth {
-  std::size_t elements = 0;  // doubles per array
-  TimeStats copy, triad;
-  double copy_bytes_per_s = 0;   // 2 arrays touched: 16 bytes per element
-  double triad_bytes_per_s = 0;  // 3 arrays touched: 24 bytes per element
-};
-
 // STREAM-like copy and triad on arrays of `elements` doubles in the
 // backend's own memory (device memory with --backend cuda), timed with the
 // backend's clock, every rank at once. Each array is made at least
@@ -78,22 +65,10 @@ MemoryBandwidth measure_memory_bandwidth(ComputeBackend& backend, MPI_Comm comm,
                                          const TimingPlan& timing);
 inline constexpr std::size_t kCacheMultiple = 8;
 
-struct ReduceRate {
-  std::size_t count = 0;
-  coll::DataType type = coll::DataType::Float;
-  TimeStats time;
-  double s_per_elem = 0;  // g
-};
-
 // dst = a + b over `count` elements with the backend memory's own
 // reduction, timed with the backend's clock (CUDA events on a GPU).
 ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, std::size_t count,
                                const TimingPlan& timing);
-
-struct CollectiveTime {
-  std::uint64_t bytes = 0;  // S, the whole array
-  TimeStats time;
-};
 
 // Times `kind` at `bytes` (out of place, non-zero data): the collective's
 // own T_comm at the size the sweep's shapes use, S = B*F*s.

@@ -10,9 +10,9 @@
 #include "collectives/collective.h"
 #include "collectives/ring_options.h"
 #include "collectives/types.h"
-#include "measure/comm_setup.h"
+#include "measure/comm_kinds.h"
 #include "model/roofline.h"
-#include "timing/timing.h"
+#include "timing/stats.h"
 
 namespace shardroof::sweep {
 

@@ -25,54 +25,11 @@
 #include "sweep/check.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
+#include "sweep/records.h"
 #include "timing/timing.h"
 #include "trace/recorder.h"
 
 namespace shardroof::sweep {
-
-struct PointCheck {
-  bool checked = false;
-  std::string method;      // "full", "freivalds" (or "none" on a rank holding nothing)
-  long long wrong = 0;     // over all ranks
-  long long tested = 0;    // over all ranks
-  double worst_ratio = 0;  // max over ranks of |error| / tolerance
-  bool passed() const { return !checked || wrong == 0; }
-};
-
-struct PointRecord {
-  std::uint64_t D = 0;
-  std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
-  TimeStats t_math, t_comm, t_step;
-  double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
-  PointCheck check;           // the Z of the (unchunked) step
-  int iterations = 0;         // timed iterations behind each statistic (merged ones add up)
-  std::vector<int> windows;   // the iterations of each measurement merged into it, in order
-  // Only with --overlap K > 1: the overlapped step and the check of its Z.
-  std::optional<TimeStats> t_overlap;
-  PointCheck overlap_check;
-};
-
-// The link of the book's model, measured apart from the collective under
-// test: the ring probe on these ranks (link/ring_probe.h), or a
-// `shardroof link` record (`sweep --link-from`).
-struct BookLink {
-  double W_bytes_per_s = 0;
-  double alpha_s = 0;
-  std::string source;                          // what W and alpha come from, for the output
-  std::optional<link::RingProbeResult> probe;  // when the probe ran
-};
-
-struct RunCeilings {
-  GemmRate peak_gemm;          // C_peak
-  ReduceRate reduce;           // g
-  MemoryBandwidth memory;      // M (triad)
-  CollectiveTime collective;   // the collective's own T_comm at S = B*F*s
-  BookLink link;               // W, alpha
-};
-
-// A point measured again: its samples joined to the earlier ones (medians
-// and spreads over all of them), its checks combined.
-void merge_point(PointRecord& into, const PointRecord& more);
 
 class SweepRunner {
  public:

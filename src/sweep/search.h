@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "sweep/analysis.h"
-#include "sweep/runner.h"
+#include "sweep/records.h"
 
 namespace shardroof::sweep {
 

@@ -21,39 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "timing/stats.h"
+
 namespace shardroof {
-
-// Statistics over iterations of the per-iteration maximum over ranks.
-struct TimeStats {
-  double median = 0;  // = p50
-  double min = 0;
-  double max = 0;
-  double p95 = 0;  // nearest-rank percentiles over iterations
-  double p99 = 0;
-  // Interquartile mean: the mean of the middle half of the sorted samples.
-  // Where the times of one operation fall into two modes (small messages:
-  // which rank leaves the barrier first), the median jumps between them as
-  // their shares pass one half; this moves smoothly, and still ignores the
-  // rare iteration that lost its core.
-  double iqm = 0;
-  // The per-iteration values themselves, in iteration order: what a
-  // resampling (bootstrap) interval or a later reader needs.
-  std::vector<double> samples;
-  // Each rank's own per-iteration times ([rank][iteration], on that rank's
-  // clock), of which `samples` holds the maxima. Empty when the statistics
-  // were made from bare samples (summarize).
-  std::vector<std::vector<double>> per_rank;
-};
-
-// What the output says about how numbers were aggregated (per-iteration mode).
-inline constexpr std::string_view kAggregationNote =
-    "time per iteration = max over ranks; reported: median (min, max) over iterations";
-
-TimeStats summarize(std::vector<double> samples);
-
-// Every statistic and sample (per-rank ones too) multiplied by `factor` (a
-// round trip halved into a one-way time, say).
-TimeStats scaled(TimeStats stats, double factor);
 
 // Times one operation on this rank.
 class Clock {
@@ -72,30 +42,6 @@ class HostClock final : public Clock {
  private:
   double t0_ = 0;
 };
-
-enum class TimingMode {
-  // One call per timed iteration, each after a barrier: the time of a step
-  // as the sweep sees it, with its variation from call to call.
-  PerIteration,
-  // A timed iteration is a batch of back-to-back calls after one barrier;
-  // its time is the batch's time divided by the number of calls. Calls
-  // overlap their neighbours' start-up and wind-down, as in an application
-  // loop: what OSU Micro-Benchmarks and nccl-tests report.
-  Batched,
-};
-
-std::string_view to_string(TimingMode mode);  // "per-iteration", "batched"
-std::optional<TimingMode> parse_timing_mode(std::string_view name);
-
-struct TimingPlan {
-  int warmup = 5;  // untimed calls before the timed ones
-  int iters = 20;  // timed iterations (batches in batched mode)
-  TimingMode mode = TimingMode::PerIteration;
-  int batch = 20;  // calls per timed iteration in batched mode
-};
-
-// What the output says about how a plan's numbers were aggregated.
-std::string aggregation_note(const TimingPlan& plan);
 
 using IterationFn = std::function<void(int iteration)>;
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "commands/output_path.h"
 #include "report/results_file.h"
 #include "util/error.h"
 

@@ -1,0 +1,62 @@
+#include "commands/environment.h"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "cuda/cuda_api.h"
+#include "shardroof/config.h"
+#include "util/node.h"
+
+namespace shardroof {
+
+std::string mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<std::size_t>(len));
+  const auto nl = s.find_first_of("\r\n,");
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+std::string blas_config() { return openblas_get_config(); }
+
+std::string utc_timestamp() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string built_in_text() {
+  std::string backends = "cpu";
+  std::string transports = "mpi";
+  if (SHARDROOF_WITH_CUDA) backends += ", cuda";
+  if (SHARDROOF_WITH_NCCL) transports += ", nccl";
+  return "backends: " + backends + "; transports: " + transports;
+}
+
+Environment local_environment(const MpiSession& mpi) {
+  Environment env;
+  env.mpi_library = mpi_library_version();
+  env.mpi_thread_level = mpi.thread_level();
+  env.blas = blas_config();
+  env.compiler = SHARDROOF_CXX_COMPILER;
+  env.build_type = SHARDROOF_BUILD_TYPE;
+  env.version = SHARDROOF_VERSION;
+  env.built_in = built_in_text();
+  env.gpu_build = cuda_built_in_text();
+  env.date = utc_timestamp();
+  return env;
+}
+
+Environment gather_environment(const MpiSession& mpi) {
+  Environment env = local_environment(mpi);
+  env.hosts = all_gather_strings(mpi.world(), host_name());
+  return env;
+}
+
+}  // namespace shardroof

@@ -1,0 +1,55 @@
+// The plain records of `shardroof link` and of the ring probe: rank pairs,
+// where ranks run, the plan and the measured times. No MPI: link/pairs.h,
+// link/ping_pong.h and link/ring_probe.h produce them; reporters read them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "link/alpha_beta_fit.h"
+#include "timing/stats.h"
+
+namespace shardroof::link {
+
+struct RankPair {
+  int src = 0;  // the rank that sends first (src < dst)
+  int dst = 0;
+  friend bool operator==(const RankPair& a, const RankPair& b) { return a.src == b.src && a.dst == b.dst; }
+};
+
+// Where each rank runs: the shared-memory node it belongs to
+// (MPI_Comm_split_type MPI_COMM_TYPE_SHARED) and its host name.
+struct Topology {
+  std::vector<int> node_of_rank;  // node index (0, 1, ... in order of first rank)
+  std::vector<std::string> host_of_rank;
+  int nodes = 1;
+  bool same_node(int a, int b) const { return node_of_rank.at(a) == node_of_rank.at(b); }
+};
+
+struct LinkPlan {
+  std::vector<std::uint64_t> sizes;  // message bytes, ascending
+  TimingPlan timing;
+  std::vector<RankPair> pairs;
+  bool check = true;  // verify the echoed bytes after timing
+};
+
+struct SizeTime {
+  std::uint64_t bytes = 0;
+  TimeStats one_way;  // seconds: round trip / 2
+};
+
+struct PairMeasurement {
+  RankPair pair;
+  std::vector<SizeTime> times;  // one per plan size, same order
+  long long wrong = -1;         // bytes that came back different; -1 when not checked
+};
+
+struct RingProbeResult {
+  std::vector<std::uint64_t> bytes;  // per step and rank
+  std::vector<TimeStats> step_time;  // seconds for every rank's send and receive to finish
+  AlphaBetaFit fit;                  // t(m) = alpha + m/W over the sizes
+  long long wrong = 0;               // received bytes that were not the left neighbour's, over all ranks
+};
+
+}  // namespace shardroof::link

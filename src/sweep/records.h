@@ -1,0 +1,90 @@
+// The plain records of a sweep: what the runner measures (each point, the
+// ceilings of the run) and the analysis and reporters read. No MPI, no
+// compute backend: sweep/runner.h and sweep/ceilings.h produce them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/types.h"
+#include "link/records.h"
+#include "timing/stats.h"
+
+namespace shardroof::sweep {
+
+// Ceilings measured on the ranks themselves (sweep/ceilings.h).
+struct GemmRate {
+  std::size_t m = 0, n = 0, k = 0;
+  coll::DataType type = coll::DataType::Float;
+  TimeStats time;
+  double flops_per_s = 0;  // 2*m*n*k / median time
+};
+
+struct MemoryBandwidth {
+  std::size_t elements = 0;  // doubles per array
+  TimeStats copy, triad;
+  double copy_bytes_per_s = 0;   // 2 arrays touched: 16 bytes per element
+  double triad_bytes_per_s = 0;  // 3 arrays touched: 24 bytes per element
+};
+
+struct ReduceRate {
+  std::size_t count = 0;
+  coll::DataType type = coll::DataType::Float;
+  TimeStats time;
+  double s_per_elem = 0;  // g
+};
+
+struct CollectiveTime {
+  std::uint64_t bytes = 0;  // S, the whole array
+  TimeStats time;
+};
+
+// One point of the sweep and the ceilings of its run (sweep/runner.h).
+struct PointCheck {
+  bool checked = false;
+  std::string method;      // "full", "freivalds" (or "none" on a rank holding nothing)
+  long long wrong = 0;     // over all ranks
+  long long tested = 0;    // over all ranks
+  double worst_ratio = 0;  // max over ranks of |error| / tolerance
+  bool passed() const { return !checked || wrong == 0; }
+};
+
+struct PointRecord {
+  std::uint64_t D = 0;
+  std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
+  TimeStats t_math, t_comm, t_step;
+  double flops_per_s = 0;     // per rank: 2*B*ceil(D/N)*F / median T_math
+  PointCheck check;           // the Z of the (unchunked) step
+  int iterations = 0;         // timed iterations behind each statistic (merged ones add up)
+  std::vector<int> windows;   // the iterations of each measurement merged into it, in order
+  // Only with --overlap K > 1: the overlapped step and the check of its Z.
+  std::optional<TimeStats> t_overlap;
+  PointCheck overlap_check;
+};
+
+// The link of the book's model, measured apart from the collective under
+// test: the ring probe on these ranks (link/ring_probe.h), or a
+// `shardroof link` record (`sweep --link-from`).
+struct BookLink {
+  double W_bytes_per_s = 0;
+  double alpha_s = 0;
+  std::string source;                          // what W and alpha come from, for the output
+  std::optional<link::RingProbeResult> probe;  // when the probe ran
+};
+
+struct RunCeilings {
+  GemmRate peak_gemm;          // C_peak
+  ReduceRate reduce;           // g
+  MemoryBandwidth memory;      // M (triad)
+  CollectiveTime collective;   // the collective's own T_comm at S = B*F*s
+  BookLink link;               // W, alpha
+};
+
+// A point measured again: its samples joined to the earlier ones (medians
+// and spreads over all of them), its checks combined.
+void merge_point(PointRecord& into, const PointRecord& more);
+
+}  // namespace shardroof::sweep
