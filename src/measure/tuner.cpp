@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "timing/timing.h"
@@ -94,6 +95,7 @@ Loss loss_to_best(const SizeRanking& size, const std::string& impl) {
     const double b = best_passes->second[p];
     if (t > 0 && b > 0) losses.push_back(std::log(t / b));
   }
+  out.noise_known = losses.size() >= 2;
   out.spread = interquartile_range(std::move(losses));
   return out;
 }
@@ -105,10 +107,20 @@ bool within_noise(const SizeRanking& size, const std::string& impl) {
 
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings) {
   if (rankings.size() < static_cast<std::size_t>(kPruneSizes)) return true;
-  for (auto it = rankings.end() - kPruneSizes; it != rankings.end(); ++it) {
-    const auto mine = std::find_if(it->times.begin(), it->times.end(), [&](const auto& t) { return t.first == impl; });
-    if (mine == it->times.end() || it->times.empty()) return false;  // pruned already
-    if (mine->second <= kPruneFactor * it->times.front().second) return true;
+  const auto measured = [&](const SizeRanking& s) {
+    return std::any_of(s.times.begin(), s.times.end(), [&](const auto& t) { return t.first == impl; });
+  };
+  if (!measured(rankings.back())) return false;  // dropped already
+  const auto last = rankings.end() - kPruneSizes;
+  if (last->times.empty() || !measured(*last)) return true;
+  const std::string& best = last->times.front().first;
+  std::optional<Loss> before;
+  for (auto it = last; it != rankings.end(); ++it) {
+    if (it->times.front().first != best || best == impl) return true;
+    const Loss now = loss_to_best(*it, impl);
+    if (!now.noise_known || now.loss <= now.spread) return true;  // not clearly behind
+    if (before && now.loss - before->loss <= now.spread + before->spread) return true;  // not falling behind
+    before = now;
   }
   return false;
 }

@@ -24,12 +24,19 @@
 
 namespace shardroof {
 
-// An implementation that took more than kPruneFactor times the best at
-// kPruneSizes sizes in a row is not measured at larger sizes (direct
-// AllReduce sends N-1 times the ring's bytes; its loss only grows). This
+// Which implementations --tune-to stops measuring at larger sizes (this
 // decides only what is measured, not which of the near-equal ones is
-// chosen.
-inline constexpr double kPruneFactor = 4.0;
+// chosen). No threshold is fixed: an implementation is dropped once it is
+// falling behind, which the run's own noise decides (worth_measuring). Why
+// that is safe on any machine: under the alpha-beta cost that each
+// algorithm's header states, t(S) = m a + v S b, the ratio of two
+// implementations' times, (m_i a + v_i S b) / (m_j a + v_j S b), is
+// monotone in S. Once i's loss to j is seen rising beyond the noise it keeps
+// rising, so i never catches j up at a larger size, whatever a and b are. A
+// loss that shrinks is kept however large it is (the ring's 2(N-1) messages
+// against direct's one lose many times over at 8 B on many ranks, and win
+// at large sizes by their bytes). Two sizes in a row are the fewest that
+// show a direction.
 inline constexpr int kPruneSizes = 2;
 
 // The passes of `iterations` timed iterations: floor(sqrt(n)) runs of
@@ -50,6 +57,7 @@ std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records);
 struct Loss {
   double loss = 0;
   double spread = 0;
+  bool noise_known = false;  // the spread came from at least 2 passes of both
 };
 Loss loss_to_best(const SizeRanking& size, const std::string& impl);
 
@@ -58,8 +66,12 @@ Loss loss_to_best(const SizeRanking& size, const std::string& impl);
 bool within_noise(const SizeRanking& size, const std::string& impl);
 
 // Whether `impl` is still worth measuring after `rankings` (of one
-// collective, in increasing size): false once it was slower than
-// kPruneFactor times the best at the last kPruneSizes sizes.
+// collective, in increasing size): false once, at the last kPruneSizes
+// sizes, the same implementation was the best, `impl` lost to it by more
+// than the spread at each, and its loss grew from size to size by more
+// than the two sizes' spreads together (it is falling behind; see
+// kPruneSizes). Without a measured noise (fewer than 2 passes) nothing is
+// dropped.
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings);
 
 // The rules for `ranks` ranks from `rankings` (of one collective, in

@@ -269,18 +269,40 @@ SizeRanking ranking(std::uint64_t bytes, std::vector<std::pair<std::string, doub
   return {CollectiveKind::AllReduce, bytes, std::move(times), {}};
 }
 
-TEST(Tuner, StopsMeasuringWhatLostByFarAtTwoSizesInARow) {
-  std::vector<SizeRanking> r = {ranking(8, {{"ring", 1}, {"direct", 5}})};
-  EXPECT_TRUE(worth_measuring("direct", r));  // one size is not enough
-  r.push_back(ranking(16, {{"ring", 1}, {"direct", 3}}));
-  EXPECT_TRUE(worth_measuring("direct", r));  // within 4x at the last size
-  r.push_back(ranking(32, {{"ring", 1}, {"direct", 5}}));
-  EXPECT_TRUE(worth_measuring("direct", r));
-  r.push_back(ranking(64, {{"ring", 1}, {"direct", 4.5}}));
-  EXPECT_FALSE(worth_measuring("direct", r));
-  r.push_back(ranking(128, {{"ring", 1}}));
-  EXPECT_FALSE(worth_measuring("direct", r));  // once pruned, pruned
+// One size where `impl` took `ratio` times ring's time, both with 4 passes
+// whose log ratio spreads by 0.05 (interquartile range).
+SizeRanking behind(std::uint64_t bytes, const std::string& impl, double ratio) {
+  SizeRanking s = ranking(bytes, {{"ring", 1}, {impl, ratio}});
+  s.passes = {{"ring", {1, 1, 1, 1}},
+              {impl, {ratio * std::exp(-0.1), ratio, ratio, ratio * std::exp(0.1)}}};
+  return s;
+}
+
+TEST(Tuner, StopsMeasuringWhatFallsBehindBeyondTheNoise) {
+  std::vector<SizeRanking> r = {behind(8, "direct", 1.5)};
+  EXPECT_TRUE(worth_measuring("direct", r));  // one size shows no direction
+  r.push_back(behind(16, "direct", 1.52));
+  EXPECT_TRUE(worth_measuring("direct", r));  // behind, but the growth is within the noise
+  r.push_back(behind(32, "direct", 2.0));
+  EXPECT_FALSE(worth_measuring("direct", r));  // behind and falling further behind
+  r.push_back(ranking(64, {{"ring", 1}}));
+  EXPECT_FALSE(worth_measuring("direct", r));  // once dropped, dropped
   EXPECT_TRUE(worth_measuring("ring", r));
+}
+
+TEST(Tuner, KeepsMeasuringALossThatShrinksHoweverLarge) {
+  // The ring at small sizes on many ranks: many messages against one.
+  const std::vector<SizeRanking> r = {behind(8, "pairwise", 14), behind(16, "pairwise", 12)};
+  EXPECT_TRUE(worth_measuring("pairwise", r));
+  // Without passes the noise is not known: nothing is dropped.
+  const std::vector<SizeRanking> bare = {ranking(8, {{"ring", 1}, {"direct", 5}}),
+                                         ranking(16, {{"ring", 1}, {"direct", 50}})};
+  EXPECT_TRUE(worth_measuring("direct", bare));
+  // A different best at the two sizes: no trend against one implementation.
+  std::vector<SizeRanking> swapped = {behind(8, "direct", 1.5), behind(16, "direct", 3)};
+  swapped[1].times = {{"native", 0.5}, {"ring", 1}, {"direct", 3}};
+  swapped[1].passes["native"] = {0.5, 0.5, 0.5, 0.5};
+  EXPECT_TRUE(worth_measuring("direct", swapped));
 }
 
 TEST(Tuner, RulesMeetHalfwayBetweenSizesAndMergeWhereTheChoiceIsTheSame) {
