@@ -285,7 +285,7 @@ class CollCommand final : public Command {
   }
 
   // The collectives to measure: --collective, or with --tune-to a list (all
-  // three by default).
+  // of them by default).
   std::vector<coll::CollectiveKind> make_kinds() const {
     const bool tuning = !f_.tune.empty();
     const std::string text = tuning && collective_opt_->count() == 0 ? "all" : f_.collective;
@@ -431,6 +431,7 @@ class CollCommand final : public Command {
                 {"sizes", sizes},
                 {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing, f_.iters, f_.warmup,
                                        f_.timing == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
+                {"passes", passes_text()},
                 {"load_average", load_average()},
                 {"date", utc_timestamp()},
                 {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
@@ -446,6 +447,19 @@ class CollCommand final : public Command {
     }
     t.sort();
     return t;
+  }
+
+  // The passes the tuner's noise comes from (tuner.h: pass_bounds).
+  std::string passes_text() const {
+    const auto passes = pass_bounds(static_cast<std::size_t>(f_.iters));
+    std::size_t shortest = static_cast<std::size_t>(f_.iters), longest = 0;
+    for (const auto& [begin, end] : passes) {
+      shortest = std::min(shortest, end - begin);
+      longest = std::max(longest, end - begin);
+    }
+    if (passes.empty()) return "no passes";
+    return shortest == longest ? fmt::format("{} passes of {} iterations per size", passes.size(), shortest)
+                               : fmt::format("{} passes of {}-{} iterations per size", passes.size(), shortest, longest);
   }
 
   std::string plan_sizes_text() const {
