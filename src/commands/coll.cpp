@@ -202,7 +202,7 @@ class CollCommand final : public Command {
       CollHeader header{fmt::format("{} ({})", setup_text, f_.backend), {}};
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
-      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one that lost to the same best by more than the noise at {} sizes in a row, its loss growing by more than the noise, is not measured at larger ones", kPruneSizes));
+      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
       console.header(p, header);
       std::vector<CollRecord> mine;
       for (const auto bytes : p.sizes) {
