@@ -232,13 +232,13 @@ class SweepCommand final : public Command {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
-      for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
+      for (std::size_t i = 0; i < points.size(); ++i) doc["points"].push_back(point_json(points[i], analysis.points[i]));
       doc["crossover"] = crossover_json(analysis, search_report);
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();
     };
-    const auto csv_text = [&] { return sweep_csv(points, analysis, ceilings, plan); };
+    const auto csv_text = [&] { return sweep_csv(points, analysis, plan); };
     const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
     const auto publish = [&] {
       update_document();
@@ -256,9 +256,9 @@ class SweepCommand final : public Command {
         sweep::merge_point(*it, rec);
       else
         it = points.insert(it, std::move(rec));
-      const sweep::PointRecord shown = *it;
+      const auto shown = static_cast<std::size_t>(it - points.begin());
       analysis = sweep::analyze(plan, ranks, ceilings, points);
-      console.row(shown, analysis, ceilings);
+      console.row(points[shown], analysis.points[shown]);
     };
 
     if (!plan.search) {
