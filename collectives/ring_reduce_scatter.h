@@ -6,12 +6,8 @@
 // (r-k-2) mod N, which it reduces with its own input of that block. After
 // N-1 steps rank r holds block r reduced over all ranks. Each step is cut
 // into segments; the receive of segment j+1 is posted before segment j is
-// reduced, and a reduced segment is sent on at once as segment j of the
-// next step (steps overlap: the next rank reduces while this one receives,
-// and a partial sum is sent from cache rather than read back from a whole
-// block in memory). Extra memory: two segments for receives and, for
-// ReduceScatter, two blocks of partial sums, O(count/N + segment);
-// AllReduce keeps its partial sums in its output.
+// reduced. Extra memory: two segments for receives and two blocks of
+// partial sums, O(count/N + segment).
 //
 // Cost (alpha-beta-gamma, S = count * element size bytes, g = time to reduce
 // one byte): T = (N-1) * alpha + (N-1)/N * S * beta + (N-1)/N * S * g.
