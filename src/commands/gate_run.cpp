@@ -34,8 +34,8 @@ RunGate::RunGate(RunContext& ctx, const BaselineFlags& flags, std::vector<GateEx
     tolerance_ = baseline_tolerance(flags);
     if (path_.empty() || !ctx.mpi.is_root()) return;
     const nlohmann::json baseline = read_baseline(path_);
-    gate::require_comparable(doc, baseline, path_);
     try {
+      gate::require_comparable(doc, baseline, path_);
       baseline_ = gate::metrics_of(baseline);
     } catch (const nlohmann::json::exception& e) {
       throw_usage("--baseline: '{}' is not a readable shardroof record: {}", path_, e.what());
