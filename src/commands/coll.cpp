@@ -216,7 +216,7 @@ class CollCommand final : public Command {
       CollHeader header{fmt::format("{} ({})", setup_text, f_.compute.backend), {}};
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
-      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one that took over {}x the best at {} sizes in a row is not measured at larger ones", kPruneFactor, kPruneSizes));
+      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
       console.header(p, header);
       std::vector<CollRecord> mine;
       for (const auto bytes : p.sizes) {
@@ -318,7 +318,7 @@ class CollCommand final : public Command {
   }
 
   // The collectives to measure: --collective, or with --tune-to a list (all
-  // three by default).
+  // of them by default).
   std::vector<coll::CollectiveKind> make_kinds() const {
     const bool tuning = !f_.tune.empty();
     const std::string text = tuning && collective_opt_->count() == 0 ? "all" : f_.collective;
@@ -465,6 +465,7 @@ class CollCommand final : public Command {
                 {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing_mode, f_.timing.iters,
                                        f_.timing.warmup,
                                        f_.timing_mode == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
+                {"passes", passes_text()},
                 {"load_average", load_average()},
                 {"date", utc_timestamp()},
                 {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
@@ -481,6 +482,19 @@ class CollCommand final : public Command {
     }
     t.sort();
     return t;
+  }
+
+  // The passes the tuner's noise comes from (tuner.h: pass_bounds).
+  std::string passes_text() const {
+    const auto passes = pass_bounds(static_cast<std::size_t>(f_.timing.iters));
+    std::size_t shortest = static_cast<std::size_t>(f_.timing.iters), longest = 0;
+    for (const auto& [begin, end] : passes) {
+      shortest = std::min(shortest, end - begin);
+      longest = std::max(longest, end - begin);
+    }
+    if (passes.empty()) return "no passes";
+    return shortest == longest ? fmt::format("{} passes of {} iterations per size", passes.size(), shortest)
+                               : fmt::format("{} passes of {}-{} iterations per size", passes.size(), shortest, longest);
   }
 
   std::string plan_sizes_text() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "timing/timing.h"
@@ -77,25 +78,34 @@ std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records) {
   return out;
 }
 
-Loss loss_to_best(const SizeRanking& size, const std::string& impl) {
-  const auto mine = std::find_if(size.times.begin(), size.times.end(), [&](const auto& t) { return t.first == impl; });
-  if (mine == size.times.end() || size.times.empty()) return {kInfinity, 0};
-  const auto& best = size.times.front();
+Loss loss_to(const SizeRanking& size, const std::string& impl, const std::string& reference) {
+  const auto time_of = [&](const std::string& name) {
+    return std::find_if(size.times.begin(), size.times.end(), [&](const auto& t) { return t.first == name; });
+  };
+  const auto mine = time_of(impl);
+  const auto ref = time_of(reference);
+  if (mine == size.times.end() || ref == size.times.end()) return {kInfinity, 0};
   Loss out;
-  out.loss = mine->second > 0 && best.second > 0 ? std::log(mine->second / best.second) : 0;
+  out.loss = mine->second > 0 && ref->second > 0 ? std::log(mine->second / ref->second) : 0;
   const auto my_passes = size.passes.find(impl);
-  const auto best_passes = size.passes.find(best.first);
-  if (my_passes == size.passes.end() || best_passes == size.passes.end() ||
-      my_passes->second.size() != best_passes->second.size())
+  const auto ref_passes = size.passes.find(reference);
+  if (my_passes == size.passes.end() || ref_passes == size.passes.end() ||
+      my_passes->second.size() != ref_passes->second.size())
     return out;
   std::vector<double> losses;
   for (std::size_t p = 0; p < my_passes->second.size(); ++p) {
     const double t = my_passes->second[p];
-    const double b = best_passes->second[p];
+    const double b = ref_passes->second[p];
     if (t > 0 && b > 0) losses.push_back(std::log(t / b));
   }
+  out.noise_known = losses.size() >= 2;
   out.spread = interquartile_range(std::move(losses));
   return out;
+}
+
+Loss loss_to_best(const SizeRanking& size, const std::string& impl) {
+  if (size.times.empty()) return {kInfinity, 0};
+  return loss_to(size, impl, size.times.front().first);
 }
 
 bool within_noise(const SizeRanking& size, const std::string& impl) {
@@ -104,11 +114,28 @@ bool within_noise(const SizeRanking& size, const std::string& impl) {
 }
 
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings) {
+  if (impl == coll::kNativeImpl) return true;
+  const auto measured = [&](const SizeRanking& s, const std::string& name) {
+    return std::any_of(s.times.begin(), s.times.end(), [&](const auto& t) { return t.first == name; });
+  };
+  if (!rankings.empty() && !measured(rankings.back(), impl)) return false;  // dropped already
   if (rankings.size() < static_cast<std::size_t>(kPruneSizes)) return true;
-  for (auto it = rankings.end() - kPruneSizes; it != rankings.end(); ++it) {
-    const auto mine = std::find_if(it->times.begin(), it->times.end(), [&](const auto& t) { return t.first == impl; });
-    if (mine == it->times.end() || it->times.empty()) return false;  // pruned already
-    if (mine->second <= kPruneFactor * it->times.front().second) return true;
+  // The fastest of ours at a size (times are sorted, fastest first).
+  const auto fastest_of_ours = [](const SizeRanking& s) {
+    for (const auto& [name, t] : s.times)
+      if (name != coll::kNativeImpl) return name;
+    return std::string();
+  };
+  const auto first = rankings.end() - kPruneSizes;
+  const std::string reference = fastest_of_ours(*first);
+  if (reference.empty() || reference == impl) return true;
+  std::optional<Loss> before;
+  for (auto it = first; it != rankings.end(); ++it) {
+    if (fastest_of_ours(*it) != reference) return true;
+    const Loss now = loss_to(*it, impl, reference);
+    if (!now.noise_known || now.loss <= now.spread) return true;  // not clearly behind
+    if (before && now.loss - before->loss <= now.spread + before->spread) return true;  // not falling behind
+    before = now;
   }
   return false;
 }

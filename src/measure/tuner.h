@@ -24,13 +24,26 @@
 
 namespace shardroof {
 
-// An implementation that took more than kPruneFactor times the best at
-// kPruneSizes sizes in a row is not measured at larger sizes (direct
-// AllReduce sends N-1 times the ring's bytes; its loss only grows). This
+// Which implementations --tune-to stops measuring at larger sizes (this
 // decides only what is measured, not which of the near-equal ones is
-// chosen.
-inline constexpr double kPruneFactor = 4.0;
-inline constexpr int kPruneSizes = 2;
+// chosen). No threshold is fixed: one of ours is dropped once it is falling
+// behind another of ours, which the run's own noise decides
+// (worth_measuring). Why that holds on any machine: each of our algorithms
+// has one alpha-beta cost, stated in its header, t(S) = m a + v S b, and the
+// ratio of two such costs, (m_i a + v_i S b) / (m_j a + v_j S b), is
+// monotone in S. Once i's loss to j is seen rising beyond the noise it keeps
+// rising, so i never catches j up at a larger size, whatever a and b are. A
+// loss that shrinks is kept however large it is (the ring's 2(N-1) messages
+// against direct's one lose many times over at 8 B on many ranks, and win
+// at large sizes by their bytes). Native is never dropped and never the
+// reference: the library switches algorithms with the size, so its time
+// follows no single cost and a ratio to it may turn (measured: pairwise
+// all_to_all on 4 ranks lost to native by a growing 1.3-1.5x up to 4 KiB and
+// won at 1-2 MiB). Two rises in a row, three sizes, are the fewest that tell
+// a trend from one size's outlier; a cache boundary that one
+// implementation's working set crosses before the other's can still make a
+// rise, which is why the trend must hold twice.
+inline constexpr int kPruneSizes = 3;
 
 // The passes of `iterations` timed iterations: floor(sqrt(n)) runs of
 // consecutive iterations, as equal as can be ([begin, end) each), so the
@@ -50,6 +63,7 @@ std::vector<SizeRanking> rank_sizes(const std::vector<CollRecord>& records);
 struct Loss {
   double loss = 0;
   double spread = 0;
+  bool noise_known = false;  // the spread came from at least 2 passes of both
 };
 Loss loss_to_best(const SizeRanking& size, const std::string& impl);
 
@@ -57,9 +71,17 @@ Loss loss_to_best(const SizeRanking& size, const std::string& impl);
 // noise: its loss at most its spread over the passes.
 bool within_noise(const SizeRanking& size, const std::string& impl);
 
+// How much slower `impl` was than `reference` at `size`, as loss_to_best
+// (loss: +infinity when either was not measured).
+Loss loss_to(const SizeRanking& size, const std::string& impl, const std::string& reference);
+
 // Whether `impl` is still worth measuring after `rankings` (of one
-// collective, in increasing size): false once it was slower than
-// kPruneFactor times the best at the last kPruneSizes sizes.
+// collective, in increasing size): false once, at the last kPruneSizes
+// sizes, the same one of ours (not native) was the fastest of ours,
+// `impl` lost to it by more than the spread at each, and its loss grew from
+// each size to the next by more than the two sizes' spreads together (it is
+// falling behind; see kPruneSizes). Native is always measured; without a
+// measured noise (fewer than 2 passes) nothing is dropped.
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings);
 
 // The rules for `ranks` ranks from `rankings` (of one collective, in

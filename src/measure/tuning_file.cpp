@@ -9,6 +9,7 @@
 #include "cli/toml_text.h"
 
 #include "cli/config_file.h"
+#include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
 #include "shardroof/default_tuning.h"
@@ -170,9 +171,32 @@ coll::TuningTable read_tuning_file(const std::string& path) {
   return parse_tuning_toml(buf.str(), path);
 }
 
+std::string measured_summary(const coll::TuningOrigin& o) {
+  std::vector<std::string> kinds;
+  for (const auto k : o.kinds) kinds.emplace_back(coll::to_string(k));
+  std::string kinds_text;
+  for (const auto& k : kinds) kinds_text += (kinds_text.empty() ? "" : ", ") + k;
+  std::string out = fmt::format("{} ranks ({}), {} to {}", o.ranks, kinds_text, format_bytes(o.min_bytes),
+                                o.max_bytes == coll::kNoUpperBound ? "no bound" : format_bytes(o.max_bytes));
+  const auto add = [&](const char* label, const std::string& key) {
+    if (const std::string v = o.get(key); !v.empty()) out += fmt::format(", {}{}", label, v);
+  };
+  add("transport ", "transport");
+  add("", "timing");
+  add("noise from ", "passes");
+  add("host ", "host");
+  add("", "date");
+  add("load average ", "load_average");
+  return out;
+}
+
 std::string tuning_toml(const coll::TuningTable& table, const std::vector<std::string>& header) {
   std::string out;
   for (const auto& line : header) out += "# " + line + "\n";
+  if (!header.empty() && !table.measured.empty()) {
+    out += "#\n# Measured (each line is one [[measured]] below, in order):\n";
+    for (const coll::TuningOrigin& o : table.measured) out += "#   " + measured_summary(o) + "\n";
+  }
   if (!header.empty()) out += "\n";
   for (const coll::TuningOrigin& o : table.measured) {
     std::vector<std::string> kinds;

@@ -36,8 +36,14 @@ coll::TuningTable parse_tuning_toml(const std::string& text, const std::string& 
 // Reads a table from a file (UsageError if unreadable or invalid).
 coll::TuningTable read_tuning_file(const std::string& path);
 
+// One line that says what a [[measured]] entry measured: ranks and
+// collectives, sizes, transport, timing, the passes its noise came from,
+// host, date and load average (those of its fields that are present).
+std::string measured_summary(const coll::TuningOrigin& origin);
+
 // The table as TOML text, as parse_tuning_toml reads it; `header` lines are
-// written first as comments.
+// written first as comments, followed (when there is a header) by one
+// measured_summary line per [[measured]] entry.
 std::string tuning_toml(const coll::TuningTable& table, const std::vector<std::string>& header = {});
 
 // The table built into the binary (configs/tuning/default.toml): measured on

@@ -269,18 +269,66 @@ SizeRanking ranking(std::uint64_t bytes, std::vector<std::pair<std::string, doub
   return {CollectiveKind::AllReduce, bytes, std::move(times), {}};
 }
 
-TEST(Tuner, StopsMeasuringWhatLostByFarAtTwoSizesInARow) {
-  std::vector<SizeRanking> r = {ranking(8, {{"ring", 1}, {"direct", 5}})};
-  EXPECT_TRUE(worth_measuring("direct", r));  // one size is not enough
-  r.push_back(ranking(16, {{"ring", 1}, {"direct", 3}}));
-  EXPECT_TRUE(worth_measuring("direct", r));  // within 4x at the last size
-  r.push_back(ranking(32, {{"ring", 1}, {"direct", 5}}));
+// One size where `impl` took `ratio` times ring's time, both with 4 passes
+// whose log ratio spreads by 0.05 (interquartile range).
+SizeRanking behind(std::uint64_t bytes, const std::string& impl, double ratio) {
+  SizeRanking s = ranking(bytes, {{"ring", 1}, {impl, ratio}});
+  s.passes = {{"ring", {1, 1, 1, 1}},
+              {impl, {ratio * std::exp(-0.1), ratio, ratio, ratio * std::exp(0.1)}}};
+  return s;
+}
+
+TEST(Tuner, StopsMeasuringWhatFallsBehindBeyondTheNoiseTwiceInARow) {
+  std::vector<SizeRanking> r = {behind(8, "direct", 1.5)};
   EXPECT_TRUE(worth_measuring("direct", r));
-  r.push_back(ranking(64, {{"ring", 1}, {"direct", 4.5}}));
-  EXPECT_FALSE(worth_measuring("direct", r));
-  r.push_back(ranking(128, {{"ring", 1}}));
-  EXPECT_FALSE(worth_measuring("direct", r));  // once pruned, pruned
+  r.push_back(behind(16, "direct", 2.0));
+  EXPECT_TRUE(worth_measuring("direct", r));  // one rise may be one size's outlier
+  r.push_back(behind(32, "direct", 2.02));
+  EXPECT_TRUE(worth_measuring("direct", r));  // the second rise is within the noise
+  r.push_back(behind(64, "direct", 2.6));
+  EXPECT_TRUE(worth_measuring("direct", r));  // 2.0 -> 2.02 -> 2.6: not two rises in a row
+  r.push_back(behind(128, "direct", 3.4));
+  EXPECT_FALSE(worth_measuring("direct", r));  // 2.02 -> 2.6 -> 3.4: falling behind
+  r.push_back(ranking(256, {{"ring", 1}}));
+  EXPECT_FALSE(worth_measuring("direct", r));  // once dropped, dropped
   EXPECT_TRUE(worth_measuring("ring", r));
+}
+
+TEST(Tuner, KeepsMeasuringALossThatShrinksHoweverLarge) {
+  // The ring at small sizes on many ranks: many messages against one.
+  const std::vector<SizeRanking> r = {behind(8, "pairwise", 14), behind(16, "pairwise", 13),
+                                      behind(32, "pairwise", 12)};
+  EXPECT_TRUE(worth_measuring("pairwise", r));
+  // Without passes the noise is not known: nothing is dropped.
+  const std::vector<SizeRanking> bare = {ranking(8, {{"ring", 1}, {"direct", 5}}),
+                                         ranking(16, {{"ring", 1}, {"direct", 50}}),
+                                         ranking(32, {{"ring", 1}, {"direct", 500}})};
+  EXPECT_TRUE(worth_measuring("direct", bare));
+}
+
+TEST(Tuner, NativeIsNeitherDroppedNorTheReference) {
+  // Native switches algorithms with the size: a growing loss to it may turn.
+  std::vector<SizeRanking> r = {behind(8, "pairwise", 1.2), behind(16, "pairwise", 1.6),
+                                behind(32, "pairwise", 2.2)};
+  for (auto& s : r) {
+    s.times = {{"native", 1}, {"pairwise", s.times.back().second}};
+    s.passes["native"] = s.passes.at("ring");
+    s.passes.erase("ring");
+  }
+  EXPECT_TRUE(worth_measuring("pairwise", r));  // the only one of ours
+  for (auto& s : r) {
+    s.times = {{"ring", 1}, {"native", s.times.back().second}};
+    s.passes["ring"] = s.passes.at("native");
+    s.passes["native"] = s.passes.at("pairwise");
+  }
+  EXPECT_TRUE(worth_measuring("native", r));
+  // The fastest of ours is the reference even where native is faster still.
+  std::vector<SizeRanking> under = {behind(8, "direct", 1.5), behind(16, "direct", 2.0), behind(32, "direct", 2.6)};
+  for (auto& s : under) {
+    s.times.insert(s.times.begin(), {"native", 0.5});
+    s.passes["native"] = {0.5, 0.5, 0.5, 0.5};
+  }
+  EXPECT_FALSE(worth_measuring("direct", under));
 }
 
 TEST(Tuner, RulesMeetHalfwayBetweenSizesAndMergeWhereTheChoiceIsTheSame) {
