@@ -40,16 +40,28 @@ void fill_pattern(std::vector<unsigned char>& buf, int rank) {
     buf[i] = static_cast<unsigned char>((i * 131 + static_cast<std::size_t>(rank) * 17 + 1) & 0xff);
 }
 
-// Runs the ping-pong on the pair's two ranks (local rank 0 is src).
+// Runs the plan's pattern on the pair's two ranks (local rank 0 is src):
+// ping-pong (src sends, dst echoes; one-way = round trip / 2) or bidir
+// (both send to each other at once; one-way = the exchange's time, each
+// direction carrying the message). `wrong` counts, after timing, the echoed
+// bytes src got back wrong (ping-pong) or the peer's bytes either rank got
+// wrong (bidir), the same on both ranks.
 std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long long& wrong) {
   int me = 0;
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(pair_comm, &me));
   const int peer = 1 - me;
+  const bool bidir = plan.pattern == Pattern::Bidir;
   const std::uint64_t max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
   std::vector<unsigned char> send(max_bytes);
   std::vector<unsigned char> recv(max_bytes);
+  std::vector<unsigned char> expected(max_bytes);  // what recv holds after an iteration
   fill_pattern(send, me);
-  wrong = plan.check ? 0 : -1;
+  if (bidir)
+    fill_pattern(expected, peer);
+  else
+    expected = send;
+  const bool checks_here = plan.check && (bidir || me == 0);
+  long long wrong_here = 0;
 
   std::vector<SizeTime> out;
   HostClock clock;
@@ -67,17 +79,26 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
         SHARDROOF_MPI_CHECK(MPI_Send(recv.data(), count, MPI_BYTE, peer, kPongTag, pair_comm));
       }
     };
-    // Clear the landing buffer outside the timed region so the check after
-    // timing sees this size's echo, not an earlier one.
-    const IterationFn clear = [&](int) {
-      if (me == 0 && plan.check) std::memset(recv.data(), 0, bytes);
+    // Both ranks send their message and receive the peer's at once.
+    const IterationFn exchange = [&](int) {
+      MPI_Request requests[2];
+      SHARDROOF_MPI_CHECK(MPI_Irecv(recv.data(), count, MPI_BYTE, peer, kPingTag, pair_comm, &requests[0]));
+      SHARDROOF_MPI_CHECK(MPI_Isend(send.data(), count, MPI_BYTE, peer, kPingTag, pair_comm, &requests[1]));
+      SHARDROOF_MPI_CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE));
     };
-    const TimeStats rt = measure(pair_comm, plan.timing, clock, round_trip, clear);
-    out.push_back({bytes, scaled(rt, 0.5)});
-    if (me == 0 && plan.check && plan.timing.iters + plan.timing.warmup > 0) {
-      for (std::uint64_t i = 0; i < bytes; ++i) wrong += send[i] != recv[i];
+    // Clear the landing buffer outside the timed region so the check after
+    // timing sees this size's message, not an earlier one.
+    const IterationFn clear = [&](int) {
+      if (checks_here) std::memset(recv.data(), 0, bytes);
+    };
+    const TimeStats t = measure(pair_comm, plan.timing, clock, bidir ? exchange : round_trip, clear);
+    out.push_back({bytes, bidir ? t : scaled(t, 0.5)});
+    if (checks_here && plan.timing.iters + plan.timing.warmup > 0) {
+      for (std::uint64_t i = 0; i < bytes; ++i) wrong_here += expected[i] != recv[i];
     }
   }
+  wrong = -1;
+  if (plan.check) SHARDROOF_MPI_CHECK(MPI_Allreduce(&wrong_here, &wrong, 1, MPI_LONG_LONG, MPI_SUM, pair_comm));
   return out;
 }
 
