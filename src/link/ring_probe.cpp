@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "collectives/mpi_transport.h"
+#include "link/packed_pair.h"
 #include "link/patterns.h"
 #include "util/mpi_session.h"
 #include "util/watchdog.h"
@@ -39,41 +40,28 @@ std::vector<PairMeasurement> gather_transfers(MPI_Comm comm, const RingProbePlan
   SHARDROOF_MPI_CHECK(MPI_Sendrecv(send_done.data(), static_cast<int>(send_done.size()), MPI_DOUBLE, right,
                                    kTransferTag, left_send.data(), static_cast<int>(left_send.size()), MPI_DOUBLE,
                                    left, kTransferTag, comm, MPI_STATUS_IGNORE));
-  // Packed per receiver: median, min, max per size, then wrong.
-  const std::size_t record = 3 * nsizes + 1;
-  std::vector<double> mine(record, 0.0);
+  // Packed per receiver (link/packed_pair.h).
+  const std::size_t record = packed_pair_length(nsizes);
+  std::vector<TimeStats> per_size(nsizes);
   for (std::size_t k = 0; k < nsizes && iters > 0; ++k) {
     std::vector<double> samples(iters);
     for (std::size_t i = 0; i < iters; ++i)
       samples[i] = std::max(left_send[k * iters + i], recv_done[k * iters + i]);
-    const TimeStats t = summarize(std::move(samples));
-    mine[3 * k] = t.median;
-    mine[3 * k + 1] = t.min;
-    mine[3 * k + 2] = t.max;
+    per_size[k] = summarize(std::move(samples));
   }
-  mine[3 * nsizes] = static_cast<double>(wrong);
+  std::vector<double> mine(record);
+  pack_pair(per_size, wrong, mine.data());
   std::vector<double> all(record * static_cast<std::size_t>(n));
   SHARDROOF_MPI_CHECK(MPI_Allgather(mine.data(), static_cast<int>(record), MPI_DOUBLE, all.data(),
                                     static_cast<int>(record), MPI_DOUBLE, comm));
   const int shift = (rank - left + n) % n;
   std::vector<PairMeasurement> out;
-  for (int receiver = 0; receiver < n; ++receiver) {
-    const double* p = all.data() + record * static_cast<std::size_t>(receiver);
-    PairMeasurement m;
-    m.pair = {(receiver + n - shift) % n, receiver};
-    m.shift = shift;
-    for (std::size_t k = 0; k < nsizes; ++k) {
-      TimeStats t;
-      t.median = p[3 * k];
-      t.min = p[3 * k + 1];
-      t.max = p[3 * k + 2];
-      m.times.push_back({plan.sizes[k], t});
-    }
-    m.wrong = static_cast<long long>(p[3 * nsizes]);
-    out.push_back(std::move(m));
-  }
+  for (int receiver = 0; receiver < n; ++receiver)
+    out.push_back(unpack_pair(all.data() + record * static_cast<std::size_t>(receiver), plan.sizes,
+                              {(receiver + n - shift) % n, receiver}, shift));
   // Ordered by sender.
-  std::sort(out.begin(), out.end(), [](const PairMeasurement& a, const PairMeasurement& b) { return a.pair.src < b.pair.src; });
+  std::sort(out.begin(), out.end(),
+            [](const PairMeasurement& a, const PairMeasurement& b) { return a.pair.src < b.pair.src; });
   return out;
 }
 
