@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/values.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -82,6 +83,30 @@ void check_gemm_flags(const ComputeFlags& flags, Backend backend) {
 
 void add_json_flag(CLI::App& app, OutputFlags& flags) {
   app.add_option("--json", flags.json, "Write the full record (settings, environment, results) to FILE");
+}
+
+void add_baseline_flags(CLI::App& app, BaselineFlags& flags) {
+  app.add_option("--baseline", flags.baseline,
+                 "Compare with an earlier --json FILE of this command with the same settings; a result worse by "
+                 "more than --tolerance percent fails the run (exit status 6)");
+  app.add_option("--tolerance", flags.tolerance, "Percent a result may be worse than --baseline's")
+      ->capture_default_str();
+}
+
+double baseline_tolerance(const BaselineFlags& flags) {
+  const double p = parse_number(flags.tolerance, "--tolerance");
+  if (!(p >= 0)) throw_usage("--tolerance: must be a percentage of at least 0, got '{}'", flags.tolerance);
+  return p / 100;
+}
+
+void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what) {
+  app.add_option(name, value,
+                 what + " in bytes/s (K/M/G/T/P are powers of 1000, as the tables' GB/s: 40G = 40 GB/s); a "
+                        "result below it fails the run (exit status 6)");
+}
+
+double expect_flag(const std::string& value, const std::string& name) {
+  return value.empty() ? 0 : parse_rate(value, name);
 }
 
 void add_csv_flag(CLI::App& app, OutputFlags& flags) {

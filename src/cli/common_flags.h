@@ -60,4 +60,18 @@ void add_json_flag(CLI::App& app, OutputFlags& flags);
 void add_csv_flag(CLI::App& app, OutputFlags& flags);
 void add_trace_flag(CLI::App& app, OutputFlags& flags);
 
+// The gates every measuring command takes (src/gate/gate.h says what they
+// compare): --baseline FILE (an earlier --json of the same command and
+// settings) and --tolerance P (percent).
+struct BaselineFlags {
+  std::string baseline;
+  std::string tolerance = "10";
+};
+void add_baseline_flags(CLI::App& app, BaselineFlags& flags);
+// --tolerance as a fraction (10 -> 0.10); UsageError unless a number >= 0.
+double baseline_tolerance(const BaselineFlags& flags);
+// An --expect-* flag: a rate in bytes/s (parse_rate: 40G = 40e9); unset -> 0.
+void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what);
+double expect_flag(const std::string& value, const std::string& name);
+
 }  // namespace shardroof

@@ -136,6 +136,34 @@ std::vector<std::uint64_t> parse_int_list(std::string_view raw, std::string_view
   return out;
 }
 
+double parse_rate(std::string_view raw, std::string_view what) {
+  std::string_view text = trim(raw);
+  for (const std::string_view tail : {"B/s", "b/s", "/s"}) {
+    if (text.size() > tail.size() && text.substr(text.size() - tail.size()) == tail) {
+      text.remove_suffix(tail.size());
+      break;
+    }
+  }
+  double scale = 1;
+  if (!text.empty()) {
+    constexpr std::string_view kUnits = "KMGTP";
+    const auto unit = kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(text.back()))));
+    if (unit != std::string_view::npos) {
+      scale = std::pow(1000.0, static_cast<double>(unit + 1));
+      text.remove_suffix(1);
+    }
+  }
+  double v = 0;
+  try {
+    v = parse_number(text, what) * scale;
+  } catch (const UsageError&) {
+    v = -1;
+  }
+  if (!(v > 0) || !std::isfinite(v))
+    throw_usage("{}: '{}' is not a positive rate in bytes/s (e.g. 40G, 40GB/s, 4.5e10)", what, trim(raw));
+  return v;
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);

@@ -21,6 +21,10 @@ std::vector<std::uint64_t> parse_int_list(std::string_view text, std::string_vie
 // A segment size for the segmented collectives: "auto" -> 0 (chosen from
 // the block size, collectives/segments.h), else a positive byte count.
 std::uint64_t parse_segment_bytes(std::string_view text, std::string_view what);
+// A positive rate in bytes per second: a number with an optional K/M/G/T/P
+// suffix in powers of 1000 (the tables' GB/s are 1e9 bytes/s), and an
+// optional trailing "B/s" or "/s": "40G", "40GB/s", "4.5e10", "1P".
+double parse_rate(std::string_view text, std::string_view what);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 

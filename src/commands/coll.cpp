@@ -16,6 +16,7 @@
 #include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
+#include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
@@ -23,6 +24,7 @@
 #include "measure/tuner.h"
 #include "measure/tuning_file.h"
 #include "report/coll_report.h"
+#include "report/gate_report.h"
 #include "commands/environment.h"
 #include "report/results_file.h"
 #include "util/agreement.h"
@@ -53,6 +55,9 @@ struct CollFlags {
   std::string tuning;
   std::string tune;
   OutputFlags output;
+  std::string expect_busbw;
+  std::string expect_from;
+  BaselineFlags baseline;
 };
 
 // What --datatype takes: every type the collectives reduce.
@@ -125,6 +130,12 @@ class CollCommand final : public Command {
                    "FILE; rules of FILE for other rank counts, collectives or sizes are kept");
     add_json_flag(app, f_.output);
     add_trace_flag(app, f_.output);
+    add_expect_flag(app, "--expect-busbw", f_.expect_busbw,
+                    "Least busbw of every implementation and placement at the sizes from --expect-from");
+    app.add_option("--expect-from", f_.expect_from,
+                   "Smallest size --expect-busbw applies to, in bytes (default: a tenth of the largest size; "
+                   "smaller sizes are latency-bound)");
+    add_baseline_flags(app, f_.baseline);
   }
 
   int run(RunContext& ctx) override {
@@ -134,6 +145,7 @@ class CollCommand final : public Command {
     TransportKind transport = TransportKind::Mpi;
     auto table = std::make_shared<coll::TuningTable>();
     std::string table_source = "built in";
+    std::vector<GateExpectation> expectations;
     const NodeMemory node = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
@@ -160,6 +172,7 @@ class CollCommand final : public Command {
       } else {
         *table = builtin_tuning_table();
       }
+      expectations = make_expectations(plan.sizes);
     });
     RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.output.json, "", f_.output.trace, false});
     // The tuning table written is updated in place: checked, never renamed.
@@ -176,6 +189,7 @@ class CollCommand final : public Command {
                         {"aggregation", aggregation_note(plan.timing)},
                         {"results", nlohmann::json::array()}});
     nlohmann::json& doc = out.document();
+    RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
 
     // Rules measured elsewhere (transport, backend, number of hosts) are not used.
     const std::set<std::string> hosts(doc["environment"]["hosts"].begin(), doc["environment"]["hosts"].end());
@@ -234,6 +248,7 @@ class CollCommand final : public Command {
       if (ctx.mpi.is_root()) write_tuning(plan, measured, kinds, ctx);
       doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
     }
+    if (!out.stopped()) gate.judge(doc);
     // Every rank gets here, interrupted or not: the traced sizes are kept.
     out.finish_trace(plan.timing.mode == TimingMode::Batched
                          ? "the last timed batch of each size, implementation and placement (out of place, in place); "
@@ -242,11 +257,12 @@ class CollCommand final : public Command {
                            "place); warm-up and the other timed iterations are not traced",
                      backend == Backend::Cuda);
     out.finish();
+    gate.print();
     out.print_written_files();
     long long wrong = 0;
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
-    return out.exit_status(wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "",
-                           f_.tune.empty() ? "" : "the tuning table was not written");
+    return gate.exit_status(out.exit_status(wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "",
+                                            f_.tune.empty() ? "" : "the tuning table was not written"));
   }
 
  private:
@@ -279,6 +295,26 @@ class CollCommand final : public Command {
     if (!f_.tune.empty() && !f_.tuning.empty())
       throw_usage("--tune-to measures a new table; it does not read one (--tuning {})", f_.tuning);
     return plan;
+  }
+
+  // --expect-busbw over the sizes from --expect-from (default: a tenth of
+  // the largest, gate::default_expect_from).
+  std::vector<GateExpectation> make_expectations(const std::vector<std::uint64_t>& sizes) const {
+    const double busbw = expect_flag(f_.expect_busbw, "--expect-busbw");
+    if (busbw == 0) {
+      if (!f_.expect_from.empty()) throw_usage("--expect-from {}: only with --expect-busbw", f_.expect_from);
+      return {};
+    }
+    const std::uint64_t from =
+        f_.expect_from.empty() ? gate::default_expect_from(sizes) : parse_bytes(f_.expect_from, "--expect-from");
+    if (!sizes.empty() && from > sizes.back())
+      throw_usage("--expect-from {}: larger than the largest size measured ({})", f_.expect_from,
+                  format_bytes(sizes.back()));
+    return {{"busbw", busbw, from,
+             fmt::format("--expect-busbw {}: busbw at least {} at every size from {} ({}), every implementation "
+                         "and placement",
+                         f_.expect_busbw, format_metric_value(busbw, "B/s"), format_bytes(from),
+                         f_.expect_from.empty() ? "a tenth of the largest size" : "--expect-from")}};
   }
 
   // The collectives to measure: --collective, or with --tune-to a list (all

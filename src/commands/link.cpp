@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "link/alpha_beta_fit.h"
 #include "link/link_summary.h"
@@ -18,6 +19,7 @@
 #include "link/ping_pong.h"
 #include "link/ring_probe.h"
 #include "measure/coll_runner.h"
+#include "report/gate_report.h"
 #include "report/link_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
@@ -39,6 +41,8 @@ struct LinkFlags {
   int check = 1;
   std::string pattern = "pingpong";
   OutputFlags output;
+  std::string expect_W;
+  BaselineFlags baseline;
 };
 
 class LinkCommand final : public Command {
@@ -64,15 +68,23 @@ class LinkCommand final : public Command {
     app.add_option("--seed", f_.seed, "Seed of the pair sample")->capture_default_str();
     add_check_flag(app, f_.check);
     add_json_flag(app, f_.output);
+    add_expect_flag(app, "--expect-W", f_.expect_W, "Least fitted W (one-way bandwidth) of every measured pair");
+    add_baseline_flags(app, f_.baseline);
   }
 
   int run(RunContext& ctx) override {
     const MPI_Comm world = ctx.mpi.world();
     const int nranks = ctx.mpi.size();
     link::LinkPlan plan;
+    std::vector<GateExpectation> expectations;
     const NodeMemory node = node_memory(world);
     run_agreed(world, [&] {
       plan = make_plan(nranks);
+      if (const double W = expect_flag(f_.expect_W, "--expect-W"); W > 0)
+        expectations.push_back({"W", W, 0,
+                                fmt::format("--expect-W {}: the fitted W of every measured pair at least {} (a pair "
+                                            "without a fit fails)",
+                                            f_.expect_W, format_metric_value(W, "B/s"))});
       // A send, a receive and an expected buffer of the largest message.
       require_memory(node, 3 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
     });
@@ -113,6 +125,7 @@ class LinkCommand final : public Command {
     if (link::all_ranks_at_once(plan.pattern)) fields["steps"] = nlohmann::json::array();
     out.begin_document(std::move(fields));
     nlohmann::json& doc = out.document();
+    RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
 
     LinkConsoleReporter console(ctx.out, nranks);
     console.header(plan, topo, measured, total_pairs);
@@ -221,16 +234,17 @@ class LinkCommand final : public Command {
           "bandwidth, alpha the small messages' latency",
           untrusted, 100 * link::kTrustedResidual);
     console.footer(results, summary, model);
+    if (!out.stopped()) gate.judge(doc);
     // The summary and model link of an interrupted run cover the finished
     // pairs only; "interrupted" says so.
     out.finish();
+    gate.print();
     out.print_written_files();
     long long wrong = 0;
     for (const auto* list : {&idle_results, &results})
       for (const auto& r : *list) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
-    return out.exit_status(wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong,
-                                                   loaded ? "received or echoed" : "echoed")
-                                     : "");
+    return gate.exit_status(out.exit_status(
+        wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong, loaded ? "received or echoed" : "echoed") : ""));
   }
 
  private:

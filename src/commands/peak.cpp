@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
@@ -36,6 +37,7 @@ struct PeakFlags {
   ComputeFlags compute;
   TimingFlags timing{2, 10};
   OutputFlags output;
+  BaselineFlags baseline;
 };
 
 struct PeakPlan {
@@ -88,6 +90,7 @@ class PeakCommand final : public Command {
     add_gemm_flags(app, f_.compute);
     add_timing_flags(app, f_.timing);
     add_json_flag(app, f_.output);
+    add_baseline_flags(app, f_.baseline);
   }
 
   int run(RunContext& ctx) override {
@@ -123,6 +126,7 @@ class PeakCommand final : public Command {
            {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}}},
          {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
     nlohmann::json& doc = out.document();
+    RunGate gate(ctx, f_.baseline, {}, doc);
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
     const std::size_t steps = plan.types.size() + 1;
     std::size_t steps_done = 0;
@@ -194,10 +198,12 @@ class PeakCommand final : public Command {
     step.reset();
     ++steps_done;
     publish();
+    gate.judge(doc);
     out.finish();
     print(ctx.out, plan, doc["nodes"], backend->describe());
+    gate.print();
     out.print_written_files();
-    return out.exit_status();
+    return gate.exit_status(out.exit_status());
   }
 
  private:

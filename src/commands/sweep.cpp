@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
@@ -55,6 +56,7 @@ struct SweepFlags {
   std::string segment_bytes = "auto";
   std::string overlap = "1";
   OutputFlags output;
+  BaselineFlags baseline;
   std::string model_hw;
   std::string model_link;
   std::string link_from;
@@ -145,6 +147,7 @@ class SweepCommand final : public Command {
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
     app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
+    add_baseline_flags(app, f_.baseline);
     apply_builtin_defaults(app);
   }
 
@@ -185,6 +188,7 @@ class SweepCommand final : public Command {
     out.begin_document(
         {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
     nlohmann::json& doc = out.document();
+    RunGate gate(ctx, f_.baseline, {}, doc);
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
                                 link_from ? "" : ", the ring probe")
@@ -303,14 +307,16 @@ class SweepCommand final : public Command {
                          "at S, the ring probe) are not traced",
                      plan.backend == Backend::Cuda);
     update_document();
+    if (!out.stopped()) gate.judge(doc);
     out.finish(csv_text);
     if (out.stopped()) return out.exit_status();
     console.summary(points, analysis, ceilings, plan, search_report);
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
+    gate.print();
     out.print_written_files();
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
-    return out.exit_status(wrong > 0 ? "the distributed product is wrong (see check)" : "");
+    return gate.exit_status(out.exit_status(wrong > 0 ? "the distributed product is wrong (see check)" : ""));
   }
 
  private:

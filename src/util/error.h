@@ -17,6 +17,7 @@ enum class ExitCode : int {
   Runtime = 3,        // a library call or the system failed
   WrongResults = 4,   // a correctness check failed
   Timeout = 5,        // the watchdog ended a stuck operation
+  GateFailed = 6,     // a gate (--expect-busbw, --expect-W, --baseline) found a shortfall
   Interrupted = 130,  // SIGINT / SIGTERM
 };
 

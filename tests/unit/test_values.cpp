@@ -95,5 +95,18 @@ TEST(FormatBytes, ShortBinaryUnits) {
   EXPECT_EQ(format_bytes(std::uint64_t{3} << 30), "3 GiB");
 }
 
+TEST(ParseRate, DecimalSuffixesAndUnits) {
+  EXPECT_DOUBLE_EQ(parse_rate("1", "--expect-W"), 1.0);
+  EXPECT_DOUBLE_EQ(parse_rate("40G", "--expect-busbw"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate("40g", "--expect-busbw"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate("40GB/s", "--expect-busbw"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate("1.5T/s", "--expect-busbw"), 1.5e12);
+  EXPECT_DOUBLE_EQ(parse_rate("4.5e10", "--expect-busbw"), 4.5e10);
+  EXPECT_DOUBLE_EQ(parse_rate("1P", "--expect-busbw"), 1e15);
+  EXPECT_DOUBLE_EQ(parse_rate("1B/s", "--expect-W"), 1.0);
+  for (const char* bad : {"", "G", "fast", "0", "-4G", "4Q", "inf", "1e999"})
+    EXPECT_THROW(parse_rate(bad, "--expect-busbw"), UsageError) << bad;
+}
+
 }  // namespace
 }  // namespace shardroof

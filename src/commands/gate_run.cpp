@@ -1,0 +1,75 @@
+#include "commands/gate_run.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.h"
+#include "collectives/mpi_transport.h"
+#include "report/gate_report.h"
+#include "util/agreement.h"
+#include "util/error.h"
+#include "util/mpi_session.h"
+
+namespace shardroof {
+namespace {
+
+nlohmann::json read_baseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw_usage("--baseline: cannot read '{}'", path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw_usage("--baseline: '{}' is not JSON: {}", path, e.what());
+  }
+}
+
+}  // namespace
+
+RunGate::RunGate(RunContext& ctx, const BaselineFlags& flags, std::vector<GateExpectation> expectations,
+                 const nlohmann::json& doc)
+    : ctx_(ctx), expectations_(std::move(expectations)), path_(flags.baseline) {
+  run_agreed(ctx.mpi.world(), [&] {
+    tolerance_ = baseline_tolerance(flags);
+    if (path_.empty() || !ctx.mpi.is_root()) return;
+    const nlohmann::json baseline = read_baseline(path_);
+    try {
+      gate::require_comparable(doc, baseline, path_);
+      baseline_ = gate::metrics_of(baseline);
+    } catch (const nlohmann::json::exception& e) {
+      throw_usage("--baseline: '{}' is not a readable shardroof record: {}", path_, e.what());
+    }
+  });
+}
+
+void RunGate::judge(nlohmann::json& doc) {
+  if (!active()) return;
+  run_agreed(ctx_.mpi.world(), [&] {
+    if (!ctx_.mpi.is_root()) return;
+    const std::vector<gate::Metric> run = gate::metrics_of(doc);
+    for (const auto& e : expectations_)
+      gate::check_expectation(verdict_, run, e.metric, e.at_least, e.from_bytes, e.rule);
+    if (!path_.empty()) gate::check_baseline(verdict_, run, baseline_, tolerance_, path_);
+    failed_ = !verdict_.passed();
+    doc["gate"] = gate_json(verdict_, failed_ ? static_cast<int>(ExitCode::GateFailed) : 0);
+  });
+  int failed = failed_ ? 1 : 0;
+  SHARDROOF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, ctx_.mpi.world()));
+  failed_ = failed != 0;
+  judged_ = true;
+}
+
+void RunGate::print() const {
+  if (!judged_ || !ctx_.mpi.is_root()) return;
+  ctx_.out << "#\n";
+  print_gate(ctx_.out, verdict_);
+}
+
+int RunGate::exit_status(int status) const {
+  if (status != 0 || !failed_) return status;
+  if (ctx_.mpi.is_root()) std::cerr << fmt::format("shardroof: {}\n", gate_failure_text(verdict_)) << std::flush;
+  return static_cast<int>(ExitCode::GateFailed);
+}
+
+}  // namespace shardroof

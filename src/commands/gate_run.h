@@ -1,0 +1,67 @@
+// The gates of one run (gate/gate.h) on every rank. Before anything is
+// measured, rank 0 reads --baseline and refuses one that is no record, or
+// whose settings differ from this run's: every rank then ends with the same
+// usage error. After the results are published, rank 0 judges them, the
+// record gets "gate", the report the verdict, and every rank learns it, so
+// all exit with the same status. Only rank 0 reads the file.
+//
+//   RunGate gate(ctx, f.baseline, {{"busbw", 40e9, from, "busbw >= 40 GB/s ..."}}, out.document());
+//   ... measure, publish ...
+//   gate.judge(out.document());  // collective; before out.finish() writes the record
+//   gate.print();                 // after the command's own summary
+//   return gate.exit_status(out.exit_status(...));
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/common_flags.h"
+#include "gate/gate.h"
+
+namespace shardroof {
+
+struct RunContext;
+
+// A lower bound on the metrics named `metric` of the sizes at least
+// `from_bytes` (a command's --expect-* flag); `rule` says it in words.
+struct GateExpectation {
+  std::string metric;
+  double at_least = 0;
+  std::uint64_t from_bytes = 0;
+  std::string rule;
+};
+
+class RunGate {
+ public:
+  // Collective. `doc`: the run's document, begun (its command and settings).
+  RunGate(RunContext& ctx, const BaselineFlags& flags, std::vector<GateExpectation> expectations,
+          const nlohmann::json& doc);
+
+  // Whether any gate was asked for.
+  bool active() const { return !expectations_.empty() || !path_.empty(); }
+
+  // Collective: rank 0 judges `doc`'s results and records "gate" in it;
+  // every rank learns whether it failed. Nothing without a gate.
+  void judge(nlohmann::json& doc);
+  // The verdict on the report (rank 0): the rules, what fell short, by how
+  // much and on which ranks. Nothing without a gate or before judge().
+  void print() const;
+
+  // `status` when it is not 0 (interrupted, wrong results win), else
+  // ExitCode::GateFailed when the gate failed, with one line on stderr.
+  int exit_status(int status) const;
+
+ private:
+  RunContext& ctx_;
+  std::vector<GateExpectation> expectations_;
+  std::string path_;
+  double tolerance_ = 0;
+  std::vector<gate::Metric> baseline_;  // rank 0
+  gate::Verdict verdict_;               // rank 0
+  bool judged_ = false;                 // every rank
+  bool failed_ = false;                 // every rank
+};
+
+}  // namespace shardroof

@@ -1,0 +1,301 @@
+#include "gate/gate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "cli/values.h"
+#include "util/error.h"
+
+namespace shardroof::gate {
+namespace {
+
+using nlohmann::json;
+
+double number_at(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+// The host of `rank`: the environment lists hosts in rank order.
+std::string host_of(const json& doc, std::size_t rank) {
+  if (!doc.contains("environment") || !doc["environment"].contains("hosts")) return "";
+  const json& hosts = doc["environment"]["hosts"];
+  return hosts.is_array() && rank < hosts.size() && hosts[rank].is_string() ? hosts[rank].get<std::string>() : "";
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The rank whose per-iteration times (time_us.per_rank, [rank][iteration])
+// have the largest median, beside the median rank's: where a slow size's
+// time went.
+std::string slowest_rank_text(const json& doc, const json& time_us) {
+  if (!time_us.contains("per_rank") || !time_us["per_rank"].is_array() || time_us["per_rank"].empty()) return "";
+  std::vector<double> medians;
+  for (const json& rank : time_us["per_rank"]) {
+    std::vector<double> times;
+    for (const json& t : rank)
+      if (t.is_number()) times.push_back(t.get<double>());
+    medians.push_back(median_of(times));
+  }
+  const auto slowest = static_cast<std::size_t>(std::max_element(medians.begin(), medians.end()) - medians.begin());
+  const std::string host = host_of(doc, slowest);
+  return fmt::format("slowest rank {}{}: median {:.4g} us per iteration, the median rank {:.4g} us", slowest,
+                     host.empty() ? "" : " (" + host + ")", medians[slowest], median_of(medians));
+}
+
+void coll_metrics(const json& doc, std::vector<Metric>& out) {
+  for (const json& r : doc.value("results", json::array())) {
+    const auto bytes = r.value("bytes", std::uint64_t{0});
+    const double busbw = number_at(r, "busbw_GBps") * 1e9;
+    if (!(busbw > 0)) continue;  // a 0-byte size moves nothing
+    Metric m;
+    m.key = fmt::format("{} {} {} {} B ({})", r.value("collective", ""), r.value("impl", ""),
+                        r.value("in_place", false) ? "in-place" : "out-of-place", bytes, format_bytes(bytes));
+    m.name = "busbw";
+    m.unit = "B/s";
+    m.value = busbw;
+    m.better = Better::Higher;
+    m.bytes = bytes;
+    m.where = slowest_rank_text(doc, r.value("time_us", json::object()));
+    out.push_back(std::move(m));
+  }
+}
+
+void link_metrics(const json& doc, std::vector<Metric>& out) {
+  for (const json& p : doc.value("pairs", json::array())) {
+    // A pair without a fit has W null: 0 here, so an expectation fails it.
+    const double W = number_at(p, "W_bytes_per_s");
+    const int src = p.value("src", -1);
+    const int dst = p.value("dst", -1);
+    Metric m;
+    m.key = fmt::format("pair {}-{}", src, dst);
+    m.name = "W";
+    m.unit = "B/s";
+    m.value = W;
+    m.better = Better::Higher;
+    m.where = fmt::format("ranks {} and {} ({}, {})", src, dst, p.value("src_host", ""), p.value("dst_host", ""));
+    out.push_back(std::move(m));
+  }
+}
+
+void sweep_metrics(const json& doc, std::vector<Metric>& out) {
+  const std::string where = fmt::format("time per iteration = max over the {} ranks", doc.value("ranks", 0));
+  for (const json& p : doc.value("points", json::array())) {
+    const auto D = p.value("D", std::uint64_t{0});
+    for (const auto& [field, name] :
+         {std::pair{"t_math_s", "T_math"}, std::pair{"t_comm_s", "T_comm"}, std::pair{"t_step_s", "T_step"}}) {
+      const double t = p.contains(field) ? number_at(p[field], "median") : 0.0;
+      if (!(t > 0)) continue;  // one rank: no T_comm
+      out.push_back({fmt::format("D={}", D), name, "s", t, Better::Lower, 0, where});
+    }
+  }
+  if (doc.contains("crossover") && doc["crossover"].is_object()) {
+    const double D = number_at(doc["crossover"], "D_empirical");
+    if (D > 0) out.push_back({"crossover", "D*", "", D, Better::Neither, 0, "the measured T_math and T_comm cross"});
+  }
+}
+
+void peak_metrics(const json& doc, std::vector<Metric>& out) {
+  std::size_t i = 0;
+  for (const json& node : doc.value("nodes", json::array())) {
+    const std::string host = node.value("host", "");
+    const std::string where = fmt::format("node {} ({}, {} ranks)", i, host, node.value("ranks", 0));
+    const auto add = [&](std::string key, std::string name, std::string unit, double v, Better better) {
+      if (v > 0)
+        out.push_back({fmt::format("node {} {}", i, key), std::move(name), std::move(unit), v, better, 0, where});
+    };
+    for (const json& g : node.value("gemm", json::array())) {
+      const std::string dt = g.value("datatype", "");
+      add(fmt::format("{} {}x{}x{}", dt, g.value("m", 0), g.value("n", 0), g.value("k", 0)), "GEMM", "FLOP/s",
+          number_at(g, "flops_per_s"), Better::Higher);
+      for (const json& t : g.value("thin", json::array()))
+        add(fmt::format("{} {}x{}x{}", dt, g.value("m", 0), g.value("n", 0), t.value("k", 0)), "GEMM", "FLOP/s",
+            number_at(t, "flops_per_s"), Better::Higher);
+    }
+    if (node.contains("memory")) {
+      add("memory", "copy", "B/s", number_at(node["memory"], "copy_bytes_per_s"), Better::Higher);
+      add("memory", "triad", "B/s", number_at(node["memory"], "triad_bytes_per_s"), Better::Higher);
+    }
+    for (const json& r : node.value("reduction", json::array()))
+      add(fmt::format("{} reduction", r.value("datatype", "")), "g", "s/element", number_at(r, "s_per_element"),
+          Better::Lower);
+    ++i;
+  }
+}
+
+std::set<std::string> hosts_of(const json& doc) {
+  std::set<std::string> out;
+  if (doc.contains("environment") && doc["environment"].contains("hosts"))
+    for (const json& h : doc["environment"]["hosts"])
+      if (h.is_string()) out.insert(h.get<std::string>());
+  return out;
+}
+
+// A comparison's verdict on one metric: how much worse than `limit`, and
+// whether that is within `tolerance`.
+Check compare(const Metric& m, double limit, double tolerance) {
+  Check c;
+  c.kind = Check::Kind::Baseline;
+  c.metric = m;
+  c.limit = limit;
+  const double ratio = m.value / limit;
+  switch (m.better) {
+    case Better::Higher:
+      c.worse_by = std::max(0.0, 1 - ratio);
+      break;
+    case Better::Lower:
+      c.worse_by = std::max(0.0, ratio - 1);
+      break;
+    case Better::Neither:
+      c.worse_by = std::abs(ratio - 1);
+      break;
+  }
+  c.passed = c.worse_by <= tolerance;
+  return c;
+}
+
+std::string first_and_count(const std::vector<std::string>& keys) {
+  return keys.size() == 1 ? keys.front() : fmt::format("{} and {} more", keys.front(), keys.size() - 1);
+}
+
+}  // namespace
+
+bool Verdict::passed() const { return failed() == 0; }
+
+std::size_t Verdict::failed() const {
+  return problems.size() + static_cast<std::size_t>(
+                               std::count_if(checks.begin(), checks.end(), [](const Check& c) { return !c.passed; }));
+}
+
+std::vector<Metric> metrics_of(const nlohmann::json& doc) {
+  std::vector<Metric> out;
+  const std::string command = doc.value("command", "");
+  if (command == "coll") coll_metrics(doc, out);
+  if (command == "link") link_metrics(doc, out);
+  if (command == "sweep") sweep_metrics(doc, out);
+  if (command == "peak") peak_metrics(doc, out);
+  return out;
+}
+
+const std::vector<std::string>& compared_settings(const std::string& command) {
+  static const std::map<std::string, std::vector<std::string>> fields = {
+      {"coll",
+       {"collective", "datatype", "op", "impl", "backend", "transport", "sizes", "timing", "batch", "segment_bytes",
+        "root", "pattern", "ranks_per_node"}},
+      {"link", {"sizes", "pairs", "seed", "pattern"}},
+      {"sweep",
+       {"B", "F", "D", "datatype", "collective", "impl", "backend", "transport", "threads", "overlap", "segment_bytes",
+        "ranks_per_node"}},
+      {"peak", {"datatypes", "size", "k", "memory_bytes_per_array", "reduce_elements", "backend", "threads"}},
+  };
+  static const std::vector<std::string> none;
+  const auto it = fields.find(command);
+  return it == fields.end() ? none : it->second;
+}
+
+void require_comparable(const nlohmann::json& run, const nlohmann::json& baseline, const std::string& path) {
+  if (!baseline.is_object() || !baseline.contains("command") || !baseline.contains("settings"))
+    throw_usage("--baseline {}: not a shardroof --json record (no \"command\" and \"settings\")", path);
+  const std::string command = run.value("command", "");
+  if (baseline["command"] != run["command"])
+    throw_usage("--baseline {}: a record of `shardroof {}`, not of `shardroof {}`", path,
+                baseline["command"].is_string() ? baseline["command"].get<std::string>() : baseline["command"].dump(),
+                command);
+  std::vector<std::string> differ;
+  const auto show = [](const json* v) {
+    if (!v) return std::string("absent");
+    const std::string text = v->dump();
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  };
+  const auto field = [&](const std::string& name, const json* mine, const json* theirs) {
+    if ((mine == nullptr) != (theirs == nullptr) || (mine && *mine != *theirs))
+      differ.push_back(fmt::format("{} {} (this run: {})", name, show(theirs), show(mine)));
+  };
+  field("ranks", run.contains("ranks") ? &run["ranks"] : nullptr,
+        baseline.contains("ranks") ? &baseline["ranks"] : nullptr);
+  const json hosts_run = hosts_of(run).size();
+  const json hosts_base = hosts_of(baseline).size();
+  if (!hosts_of(baseline).empty()) field("hosts", &hosts_run, &hosts_base);
+  const json& mine = run["settings"];
+  const json& theirs = baseline["settings"];
+  for (const std::string& name : compared_settings(command))
+    field("settings." + name, mine.contains(name) ? &mine[name] : nullptr,
+          theirs.contains(name) ? &theirs[name] : nullptr);
+  if (!differ.empty()) {
+    std::string list;
+    for (const auto& d : differ) list += (list.empty() ? "" : "; ") + d;
+    throw_usage("--baseline {}: measured with other settings, so its numbers do not compare with this run's: {}", path,
+                list);
+  }
+}
+
+void check_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name, double at_least,
+                       std::uint64_t from_bytes, const std::string& rule) {
+  verdict.rules.push_back(rule);
+  std::size_t checked = 0;
+  for (const Metric& m : run) {
+    if (m.name != name || m.bytes < from_bytes) continue;
+    Check c;
+    c.kind = Check::Kind::Expectation;
+    c.metric = m;
+    c.limit = at_least;
+    c.worse_by = std::max(0.0, 1 - m.value / at_least);
+    c.passed = m.value >= at_least;
+    verdict.checks.push_back(std::move(c));
+    ++checked;
+  }
+  if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result was measured to check", rule));
+}
+
+void check_baseline(Verdict& verdict, const std::vector<Metric>& run, const std::vector<Metric>& baseline,
+                    double tolerance, const std::string& path) {
+  verdict.rules.push_back(fmt::format(
+      "--baseline {} --tolerance {:g}: each result at most {:g}% worse than the baseline's (rates lower, times "
+      "higher; D* moved either way)",
+      path, tolerance * 100, tolerance * 100));
+  std::map<std::string, const Metric*> base;
+  for (const Metric& m : baseline) base[m.key + " " + m.name] = &m;
+  std::vector<std::string> only_run;
+  std::vector<std::string> without_value;  // a link pair the baseline could not fit
+  std::set<std::string> seen;
+  for (const Metric& m : run) {
+    const auto it = base.find(m.key + " " + m.name);
+    if (it == base.end()) {
+      only_run.push_back(m.key + " " + m.name);
+      continue;
+    }
+    seen.insert(it->first);
+    if (!(it->second->value > 0)) {
+      without_value.push_back(it->first);
+      continue;
+    }
+    verdict.checks.push_back(compare(m, it->second->value, tolerance));
+  }
+  std::vector<std::string> only_base;
+  for (const auto& [key, m] : base)
+    if (!seen.count(key)) only_base.push_back(key);
+  if (!only_run.empty())
+    verdict.notes.push_back(
+        fmt::format("{} results of this run are not in the baseline: {}", only_run.size(), first_and_count(only_run)));
+  if (!only_base.empty())
+    verdict.notes.push_back(fmt::format("{} results of the baseline were not measured in this run: {}",
+                                        only_base.size(), first_and_count(only_base)));
+  if (!without_value.empty())
+    verdict.notes.push_back(fmt::format("{} results have no value in the baseline (no fit): {}", without_value.size(),
+                                        first_and_count(without_value)));
+  if (seen.empty()) verdict.problems.push_back(fmt::format("--baseline {}: no result of this run is in it", path));
+}
+
+std::uint64_t default_expect_from(const std::vector<std::uint64_t>& sizes) {
+  return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()) / 10;
+}
+
+}  // namespace shardroof::gate

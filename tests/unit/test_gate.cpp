@@ -1,0 +1,145 @@
+// gate/gate.h: the metrics read from a record, the settings a baseline must
+// share, and the verdicts of expectations and baselines.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gate/gate.h"
+#include "util/error.h"
+
+namespace shardroof::gate {
+namespace {
+
+using nlohmann::json;
+
+// A coll record of two ranks, one size in each placement; rank 1 is the
+// slow one.
+json coll_record(double busbw_GBps) {
+  json per_rank = json::array({json::array({10.0, 11.0, 12.0}), json::array({20.0, 21.0, 22.0})});
+  json results = json::array();
+  for (const bool in_place : {false, true})
+    results.push_back({{"collective", "all_reduce"}, {"impl", "ring"}, {"in_place", in_place},
+                       {"bytes", 1048576}, {"busbw_GBps", busbw_GBps},
+                       {"time_us", {{"median", 22.0}, {"per_rank", per_rank}}}});
+  results.push_back({{"collective", "all_reduce"}, {"impl", "ring"}, {"in_place", false},
+                     {"bytes", 1024}, {"busbw_GBps", busbw_GBps / 100}, {"time_us", json::object()}});
+  return {{"command", "coll"},
+          {"ranks", 2},
+          {"environment", {{"hosts", {"a", "b"}}}},
+          {"settings", {{"collective", "all_reduce"}, {"impl", "ring"}, {"sizes", {1024, 1048576}}, {"iters", 20}}},
+          {"results", results}};
+}
+
+TEST(GateMetrics, CollBusbwPerSizeAndPlacementWithTheSlowestRank) {
+  const auto metrics = metrics_of(coll_record(2.0));
+  ASSERT_EQ(metrics.size(), 3u);
+  EXPECT_EQ(metrics[0].name, "busbw");
+  EXPECT_DOUBLE_EQ(metrics[0].value, 2e9);
+  EXPECT_EQ(metrics[0].bytes, 1048576u);
+  EXPECT_NE(metrics[0].key, metrics[1].key);  // out of place, in place
+  EXPECT_NE(metrics[0].where.find("slowest rank 1 (b)"), std::string::npos) << metrics[0].where;
+  EXPECT_EQ(metrics[2].where, "");  // no per-rank times
+}
+
+TEST(GateMetrics, LinkPairWithoutAFitHasNoW) {
+  const json doc = {{"command", "link"},
+                    {"pairs", {{{"src", 0}, {"dst", 1}, {"W_bytes_per_s", 5e9}},
+                               {{"src", 0}, {"dst", 2}, {"W_bytes_per_s", nullptr}}}}};
+  const auto metrics = metrics_of(doc);
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].key, "pair 0-1");
+  EXPECT_DOUBLE_EQ(metrics[1].value, 0);
+  Verdict v;
+  check_expectation(v, metrics, "W", 1e9, 0, "W >= 1 GB/s");
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_TRUE(v.checks[0].passed);
+  EXPECT_FALSE(v.checks[1].passed);
+  EXPECT_DOUBLE_EQ(v.checks[1].worse_by, 1.0);
+}
+
+TEST(GateExpectation, OnlySizesFromTheThreshold) {
+  const auto metrics = metrics_of(coll_record(2.0));
+  Verdict v;
+  check_expectation(v, metrics, "busbw", 1.5e9, default_expect_from({1024, 1048576}), "busbw >= 1.5 GB/s");
+  EXPECT_EQ(v.checks.size(), 2u);  // the 1 KiB size is below a tenth of 1 MiB
+  EXPECT_TRUE(v.passed());
+  Verdict short_of;
+  check_expectation(short_of, metrics, "busbw", 4e9, 1048576, "busbw >= 4 GB/s");
+  EXPECT_EQ(short_of.failed(), 2u);
+  EXPECT_DOUBLE_EQ(short_of.checks[0].worse_by, 0.5);
+  Verdict none;
+  check_expectation(none, metrics, "busbw", 1, 1u << 30, "busbw >= 1 B/s");
+  EXPECT_FALSE(none.passed());  // nothing to check is no pass
+}
+
+TEST(GateBaseline, WorseByMoreThanTheToleranceFails) {
+  const auto run = metrics_of(coll_record(2.0));
+  Verdict same;
+  check_baseline(same, run, metrics_of(coll_record(2.1)), 0.10, "base.json");
+  EXPECT_TRUE(same.passed());
+  Verdict worse;
+  check_baseline(worse, run, metrics_of(coll_record(4.0)), 0.10, "base.json");
+  EXPECT_EQ(worse.failed(), 3u);
+  EXPECT_DOUBLE_EQ(worse.checks[0].worse_by, 0.5);
+  Verdict better;  // a run faster than its baseline passes
+  check_baseline(better, run, metrics_of(coll_record(1.0)), 0.0, "base.json");
+  EXPECT_TRUE(better.passed());
+}
+
+TEST(GateBaseline, TimesAndCrossoverDirections) {
+  const auto sweep = [](double t, double D) {
+    return json{{"command", "sweep"},
+                {"ranks", 2},
+                {"points", {{{"D", 64}, {"t_math_s", {{"median", t}}}, {"t_step_s", {{"median", t}}}}}},
+                {"crossover", {{"D_empirical", D}}}};
+  };
+  Verdict v;
+  check_baseline(v, metrics_of(sweep(1.0, 100)), metrics_of(sweep(0.5, 200)), 0.10, "b");
+  ASSERT_EQ(v.checks.size(), 3u);  // T_math, T_step, D*
+  for (const auto& c : v.checks) EXPECT_FALSE(c.passed) << c.metric.name;
+  Verdict moved_up;
+  check_baseline(moved_up, metrics_of(sweep(1.0, 300)), metrics_of(sweep(1.0, 200)), 0.10, "b");
+  EXPECT_EQ(moved_up.failed(), 1u);  // D* moved by 50%, times equal
+}
+
+TEST(GateBaseline, KeysOnOneSideAreNotesNoneInCommonFails) {
+  json base = coll_record(2.0);
+  base["results"].erase(0);
+  Verdict v;
+  check_baseline(v, metrics_of(coll_record(2.0)), metrics_of(base), 0.1, "b");
+  EXPECT_TRUE(v.passed());
+  EXPECT_EQ(v.notes.size(), 1u);
+  Verdict none;
+  check_baseline(none, metrics_of(coll_record(2.0)), {}, 0.1, "b");
+  EXPECT_FALSE(none.passed());
+}
+
+TEST(GateSettings, OtherSettingsAreRefusedNamingEachField) {
+  const json run = coll_record(2.0);
+  EXPECT_NO_THROW(require_comparable(run, coll_record(9.0), "b"));
+  json iters = coll_record(2.0);
+  iters["settings"]["iters"] = 5;  // noise, not what is measured
+  EXPECT_NO_THROW(require_comparable(run, iters, "b"));
+  json other = coll_record(2.0);
+  other["ranks"] = 4;
+  other["settings"]["impl"] = "native";
+  other["environment"]["hosts"] = {"a", "a", "c", "c"};
+  try {
+    require_comparable(run, other, "b.json");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("ranks 4 (this run: 2)"), std::string::npos) << m;
+    EXPECT_NE(m.find("settings.impl \"native\" (this run: \"ring\")"), std::string::npos) << m;
+    EXPECT_EQ(m.find("hosts"), std::string::npos) << m;  // two hosts each
+  }
+  json link = coll_record(2.0);
+  link["command"] = "link";
+  EXPECT_THROW(require_comparable(run, link, "b"), UsageError);
+  EXPECT_THROW(require_comparable(run, json::array(), "b"), UsageError);
+  EXPECT_THROW(require_comparable(run, json{{"command", "coll"}}, "b"), UsageError);
+}
+
+}  // namespace
+}  // namespace shardroof::gate
