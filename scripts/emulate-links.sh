@@ -7,10 +7,12 @@
 # against the truth.
 #
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --rate 1 -- link -b 16M -e 32M
+#   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 3 --rate 1 --slow-rank 2:0.25 -- link --pattern shift
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
-# and removes everything again. `test` is the acceptance check (CTest label
+# and removes everything again; --slow-rank R:RATE shapes rank R's link
+# (both directions) to RATE Gbit/s instead of --rate. `test` is the acceptance check (CTest label
 # `emulation`): for each configuration RANKS:RATE (Gbit/s) it runs `link`
 # and the default `sweep` (D = auto, B = F = 1024 floats) with a time
 # budget, and then judges two kinds of checks:
@@ -57,7 +59,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -67,6 +69,7 @@ ranks_list=""
 rates_list=""
 configs=""
 out_dir=""
+slow_rank=""
 sweep_args=()
 cmd_args=()
 while [[ $# -gt 0 ]]; do
@@ -76,6 +79,7 @@ while [[ $# -gt 0 ]]; do
     --rate|--rates) rates_list="$2"; shift 2 ;;
     --configs) configs="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
+    --slow-rank) slow_rank="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -127,10 +131,9 @@ probe() {
 # rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes.
 burst_for() { awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'; }
 
-# setup <ranks> <rate Gbit/s>
+# setup <ranks> <rate Gbit/s> [<slow rank>:<its rate Gbit/s>]
 setup() {
-  local n="$1" gbit="$2" burst i ns host_end rank_end
-  burst="$(burst_for "$gbit")"
+  local n="$1" gbit="$2" slow="${3:-}" burst i ns host_end rank_end rate
   ip netns add "$hub"
   namespaces+=("$hub")
   ip -n "$hub" link set lo up
@@ -149,8 +152,11 @@ setup() {
     ip -n "$ns" addr add "10.213.0.$((i + 1))/24" dev "$rank_end"
     ip -n "$ns" link set "$rank_end" up
     # Both directions of the link: rank -> bridge and bridge -> rank.
-    tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${gbit}gbit" burst "$burst" latency "$tbf_latency"
-    tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${gbit}gbit" burst "$burst" latency "$tbf_latency"
+    rate="$gbit"
+    [[ -n "$slow" && "${slow%%:*}" == "$i" ]] && rate="${slow#*:}"
+    burst="$(burst_for "$rate")"
+    tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
+    tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
   done
   # Each rank enters its own namespace: mpirun starts this wrapper.
   cat > "$work/enter-rank-ns.sh" <<WRAP
@@ -177,8 +183,13 @@ if [[ "$mode" == run ]]; then
   n="${ranks_list:-2}"
   gbit="${rates_list:-1}"
   gbit="${gbit%gbit}"
-  setup "$n" "$gbit"
-  echo "emulate-links: $n ranks, each on a ${gbit} Gbit/s link (tbf burst $(burst_for "$gbit") B)" >&2
+  if [[ -n "$slow_rank" ]] && ! [[ "$slow_rank" =~ ^[0-9]+:[0-9.]+$ && "${slow_rank%%:*}" -lt "$n" ]]; then
+    echo "--slow-rank: expected RANK:RATE with RANK < --ranks $n, got '$slow_rank'" >&2
+    exit 2
+  fi
+  setup "$n" "$gbit" "$slow_rank"
+  echo "emulate-links: $n ranks, each on a ${gbit} Gbit/s link (tbf burst $(burst_for "$gbit") B)" \
+    "${slow_rank:+but rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}" >&2
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Heatmaps of a `shardroof link --json` record: one-way bandwidth W (GB/s)
 and latency alpha (us) per rank pair, same-node pairs outlined apart from
-cross-node ones. Needs matplotlib (Debian: python3-matplotlib).
+cross-node ones, and for a loaded pattern (bidir, shift, ring) W under the
+pattern / idle ping-pong W. The title names the pattern; shift and ring
+matrices are directed (row = sender, column = receiver). Needs matplotlib
+(Debian: python3-matplotlib).
 
     scripts/plot_link.py results/link.json -o results/link.png
 """
@@ -11,20 +14,28 @@ import math
 import sys
 
 
+def directed(doc):
+    """Shift and ring pairs are transfers src -> dst; the others stand for both directions."""
+    return doc.get("pattern", "pingpong") in ("shift", "ring")
+
+
 def pair_matrices(doc):
-    """N x N matrices of W (GB/s), alpha (us) and same_node (None = not measured)."""
+    """N x N matrices of W (GB/s), alpha (us), W loaded / idle and same_node (None = not measured)."""
     n = int(doc["ranks"])
     w = [[math.nan] * n for _ in range(n)]
     a = [[math.nan] * n for _ in range(n)]
+    ratio = [[math.nan] * n for _ in range(n)]
     same = [[None] * n for _ in range(n)]
     for p in doc["pairs"]:
         i, j = int(p["src"]), int(p["dst"])
-        for (r, c) in ((i, j), (j, i)):
+        for (r, c) in ((i, j),) if directed(doc) else ((i, j), (j, i)):
             same[r][c] = bool(p["same_node"])
             if p.get("W_bytes_per_s") is not None:
                 w[r][c] = p["W_bytes_per_s"] / 1e9
                 a[r][c] = p["alpha_s"] * 1e6
-    return n, w, a, same
+            if p.get("W_loaded_over_idle") is not None:
+                ratio[r][c] = p["W_loaded_over_idle"]
+    return n, w, a, ratio, same
 
 
 def main():
@@ -43,15 +54,19 @@ def main():
     except ImportError:
         sys.exit("plot_link.py needs matplotlib (apt-get install python3-matplotlib)")
 
-    n, w, a, same = pair_matrices(doc)
-    fig, axes = plt.subplots(1, 2, figsize=(5 + 0.5 * n, 2.5 + 0.25 * n), constrained_layout=True)
-    for ax, data, title, cmap in ((axes[0], w, "W one-way (GB/s)", "viridis"),
-                                  (axes[1], a, "alpha latency (us)", "magma_r")):
+    n, w, a, ratio, same = pair_matrices(doc)
+    pattern = doc.get("pattern", "pingpong")
+    panels = [(w, f"W one-way (GB/s), {pattern}", "viridis"), (a, "alpha latency (us)", "magma_r")]
+    if "idle_pairs" in doc:
+        panels.append((ratio, f"W {pattern} / W idle ping-pong", "RdYlGn"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.5 * len(panels) + 0.5 * n, 2.5 + 0.25 * n),
+                             constrained_layout=True)
+    for ax, (data, title, cmap) in zip(axes, panels):
         im = ax.imshow(data, cmap=cmap)
         fig.colorbar(im, ax=ax, shrink=0.8)
         ax.set_title(title)
-        ax.set_xlabel("rank")
-        ax.set_ylabel("rank")
+        ax.set_xlabel("receiver" if directed(doc) else "rank")
+        ax.set_ylabel("sender" if directed(doc) else "rank")
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
         if n <= 16:
@@ -73,8 +88,12 @@ def main():
         if s.get("fitted"):
             parts.append(f"{label}: W {s['W_bytes_per_s']['median'] / 1e9:.3g} GB/s, "
                          f"alpha {s['alpha_s']['median'] * 1e6:.3g} us ({s['fitted']} pairs, medians)")
+    load = (doc.get("load") or {}).get("W_loaded_over_idle")
+    if load:
+        parts.append(f"W / idle W median {load['median']:.2f} ({load['min']:.2f} .. {load['max']:.2f})")
     parts.append("x = cross-node pair")
-    fig.suptitle(f"shardroof link, {n} ranks on {doc.get('nodes', '?')} node(s)\n" + "; ".join(parts), fontsize=9)
+    fig.suptitle(f"shardroof link, pattern {pattern}, {n} ranks on {doc.get('nodes', '?')} node(s)\n"
+                 + "; ".join(parts), fontsize=9)
     out = args.output or (args.json.rsplit(".", 1)[0] + ".png")
     fig.savefig(out, dpi=120)
     print(out)

@@ -1,5 +1,7 @@
 // `shardroof link`: point-to-point latency and bandwidth between rank pairs
-// (ping-pong over a size sweep, a latency-bandwidth fit per pair).
+// (a size sweep in one of the patterns of link/patterns.h, a
+// latency-bandwidth fit per pair; a loaded pattern's pairs beside their idle
+// ping-pong).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +15,9 @@
 #include "link/alpha_beta_fit.h"
 #include "link/link_summary.h"
 #include "link/pairs.h"
+#include "link/patterns.h"
 #include "link/ping_pong.h"
+#include "link/ring_probe.h"
 #include "measure/coll_runner.h"
 #include "report/gate_report.h"
 #include "report/link_report.h"
@@ -35,6 +39,7 @@ struct LinkFlags {
   std::string pairs = "all";
   std::uint64_t seed = 1;
   int check = 1;
+  std::string pattern = "pingpong";
   OutputFlags output;
   std::string expect_W;
   BaselineFlags baseline;
@@ -44,7 +49,8 @@ class LinkCommand final : public Command {
  public:
   std::string name() const override { return "link"; }
   std::string description() const override {
-    return "Point-to-point latency and bandwidth between every rank pair (ping-pong, alpha-beta fit)";
+    return "Point-to-point latency and bandwidth between every rank pair (ping-pong, bidir, shift or ring; "
+           "alpha-beta fit)";
   }
 
   void add_options(CLI::App& app) override {
@@ -52,7 +58,13 @@ class LinkCommand final : public Command {
     app.add_option("-e,--maxbytes", f_.maxbytes, "Largest message in bytes (at most 1G)")->capture_default_str();
     app.add_option("-f,--stepfactor", f_.stepfactor, "Multiply the size by this factor each step")->capture_default_str();
     add_timing_flags(app, f_.timing);
-    app.add_option("--pairs", f_.pairs, "'all' pairs, or how many pairs to sample (for large N)")->capture_default_str();
+    app.add_option("--pattern", f_.pattern,
+                   "pingpong (one pair at a time), bidir (both directions of a pair at once), shift (step k: every "
+                   "rank to rank+k at once) or ring (every rank to rank+1 at once); loaded ones also measure the "
+                   "idle ping-pong of their pairs")
+        ->capture_default_str();
+    app.add_option("--pairs", f_.pairs, "'all' pairs, or how many pairs to sample (for large N; pingpong and bidir)")
+        ->capture_default_str();
     app.add_option("--seed", f_.seed, "Seed of the pair sample")->capture_default_str();
     add_check_flag(app, f_.check);
     add_json_flag(app, f_.output);
@@ -73,30 +85,52 @@ class LinkCommand final : public Command {
                                 fmt::format("--expect-W {}: the fitted W of every measured pair at least {} (a pair "
                                             "without a fit fails)",
                                             f_.expect_W, format_metric_value(W, "B/s"))});
-      // A send and a receive buffer of the largest message.
-      require_memory(node, 2 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
+      // A send, a receive and an expected buffer of the largest message.
+      require_memory(node, 3 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
     });
     RunOutput out = RunOutput::agree(ctx, "link", "pairs", {f_.output.json, "", "", false});
     const link::Topology topo = link::discover_topology(world);
     const std::size_t total_pairs = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks - 1) / 2;
+    const bool loaded = link::is_loaded(plan.pattern);
+    const std::vector<int> shifts = link::pattern_shifts(plan.pattern, nranks);
+    // What the pattern measures: pairs one at a time, or every rank's transfer in each shift.
+    const std::size_t measured = link::all_ranks_at_once(plan.pattern)
+                                     ? shifts.size() * static_cast<std::size_t>(nranks)
+                                     : plan.pairs.size();
+    link::LinkPlan idle_plan = plan;
+    idle_plan.pattern = link::Pattern::PingPong;
+    idle_plan.pairs = loaded ? link::idle_reference_pairs(plan.pattern, nranks, plan.pairs)
+                             : std::vector<link::RankPair>{};
+    // Progress steps: idle pairs, then pairs (pingpong, bidir) or shifts.
+    const std::size_t loaded_steps = link::all_ranks_at_once(plan.pattern) ? shifts.size() : plan.pairs.size();
+    const std::size_t total_steps = idle_plan.pairs.size() + loaded_steps;
 
-    out.begin_document({{"ranks", nranks},
-                        {"nodes", topo.nodes},
-                        {"settings", settings_json(plan)},
-                        {"aggregation", kAggregationNote},
-                        {"fit", kLinkFitNote},
-                        {"node_of_rank", topo.node_of_rank},
-                        {"host_of_rank", topo.host_of_rank},
-                        {"pairs", nlohmann::json::array()}});
+    nlohmann::json fields{{"ranks", nranks},
+                          {"nodes", topo.nodes},
+                          {"pattern", link::to_string(plan.pattern)},
+                          {"pattern_description", link::describe(plan.pattern)},
+                          {"settings", settings_json(plan)},
+                          {"aggregation", std::string(kAggregationNote) +
+                                              (link::all_ranks_at_once(plan.pattern)
+                                                   ? " (the ranks of a transfer: its sender and its receiver)"
+                                                   : "")},
+                          {"fit", kLinkFitNote},
+                          {"node_of_rank", topo.node_of_rank},
+                          {"host_of_rank", topo.host_of_rank},
+                          {"pairs", nlohmann::json::array()}};
+    if (loaded) {
+      fields["idle_pairs"] = nlohmann::json::array();
+      fields["idle_reference"] = "pattern pingpong of the same rank pairs, one pair at a time, measured first in this run";
+    }
+    if (link::all_ranks_at_once(plan.pattern)) fields["steps"] = nlohmann::json::array();
+    out.begin_document(std::move(fields));
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
 
     LinkConsoleReporter console(ctx.out, nranks);
-    console.header(plan, topo, total_pairs);
+    console.header(plan, topo, measured, total_pairs);
 
-    std::vector<LinkPairResult> results;
-    std::vector<link::PairFit> fits;
-    const auto on_pair_done = [&](const link::PairMeasurement& m) {
+    const auto make_result = [&](const link::PairMeasurement& m) {
       LinkPairResult r;
       r.measured = m;
       std::vector<std::uint64_t> bytes;
@@ -109,33 +143,88 @@ class LinkCommand final : public Command {
       r.same_node = topo.same_node(m.pair.src, m.pair.dst);
       r.src_host = topo.host_of_rank.at(m.pair.src);
       r.dst_host = topo.host_of_rank.at(m.pair.dst);
+      return r;
+    };
+    std::size_t steps_done = 0;
+    // After each step: its results reach the file, so a run that dies keeps
+    // them; every rank stops after the same step when any rank got SIGINT/SIGTERM.
+    const auto step_done = [&](std::string_view what) {
+      ++steps_done;
+      ctx.progress << fmt::format("link: {} ({}/{}) done\n", what, steps_done, total_steps) << std::flush;
+      out.publish(steps_done, total_steps);
+      return !out.stop_requested(steps_done);
+    };
+
+    std::vector<LinkPairResult> idle_results;
+    bool go_on = true;
+    if (loaded) {
+      console.idle_header(idle_plan.pairs.size());
+      link::measure_pairs(world, idle_plan, [&](const link::PairMeasurement& m) {
+        LinkPairResult r = make_result(m);
+        console.row(r);
+        doc["idle_pairs"].push_back(to_json(r));
+        idle_results.push_back(std::move(r));
+        go_on = step_done(fmt::format("idle pair {}-{}", m.pair.src, m.pair.dst));
+        return go_on;
+      });
+    }
+    // The idle fit of the pair that joins a and b, either way round.
+    const auto idle_of = [&](const link::RankPair& p) -> std::optional<link::AlphaBetaFit> {
+      if (!loaded) return std::nullopt;
+      for (const auto& r : idle_results)
+        if ((r.measured.pair.src == p.src && r.measured.pair.dst == p.dst) ||
+            (r.measured.pair.src == p.dst && r.measured.pair.dst == p.src))
+          return r.fit;
+      return link::AlphaBetaFit{};  // not measured (an interrupted idle phase): no ratio
+    };
+
+    std::vector<LinkPairResult> results;
+    std::vector<link::PairFit> fits;
+    const auto add_result = [&](const link::PairMeasurement& m) {
+      LinkPairResult r = make_result(m);
+      r.idle = idle_of(m.pair);
       console.row(r);
       fits.push_back(to_pair_fit(r));
       doc["pairs"].push_back(to_json(r));
       results.push_back(std::move(r));
-      ctx.progress << fmt::format("link: pair {}/{} ({}, {}) done\n", results.size(), plan.pairs.size(),
-                                  m.pair.src, m.pair.dst)
-                   << std::flush;
-      // Each finished pair reaches the file, so a run that dies keeps it.
-      out.publish(results.size(), plan.pairs.size());
-      // Every rank stops after the same pair when any rank got SIGINT/SIGTERM.
-      return !out.stop_requested(results.size());
     };
-    link::measure_pairs(world, plan, on_pair_done);
+    if (go_on) {
+      if (loaded) console.columns(true);
+      if (link::all_ranks_at_once(plan.pattern)) {
+        link::measure_shifts(world, plan, [&](const link::RingProbeResult& step, int shift) {
+          for (const auto& m : step.transfers) add_result(m);
+          doc["steps"].push_back(step_json(step, shift));
+          return step_done(fmt::format("shift {}", shift));
+        });
+      } else {
+        link::measure_pairs(world, plan, [&](const link::PairMeasurement& m) {
+          add_result(m);
+          return step_done(fmt::format("pair {}-{}", m.pair.src, m.pair.dst));
+        });
+      }
+    }
 
     const link::LinkSummary summary = link::summarize(fits);
     std::optional<link::ModelLink> model;
     try {
       model = link::model_link(fits);
+      model->pattern = link::to_string(plan.pattern);
     } catch (const RuntimeError&) {
       model.reset();
     }
     doc["summary"] = to_json(summary);
+    if (loaded) {
+      std::vector<link::PairFit> idle_fits;
+      for (const auto& r : idle_results) idle_fits.push_back(to_pair_fit(r));
+      doc["idle_summary"] = to_json(link::summarize(idle_fits));
+      doc["load"] = to_json(summarize_load(results));
+    }
     int untrusted = 0;
     for (const auto& r : results) untrusted += r.fit.valid && !r.fit.trusted();
     doc["model_link"] = model ? nlohmann::json{{"W_bytes_per_s", model->W_bytes_per_s},
                                                {"alpha_s", model->alpha_s},
                                                {"source", model->source},
+                                               {"pattern", model->pattern},
                                                {"pairs", model->pairs},
                                                {"pairs_not_described_by_the_fit", untrusted}}
                               : nlohmann::json(nullptr);
@@ -152,14 +241,22 @@ class LinkCommand final : public Command {
     gate.print();
     out.print_written_files();
     long long wrong = 0;
-    for (const auto& r : results) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
-    return gate.exit_status(out.exit_status(wrong > 0 ? fmt::format("{} echoed bytes came back wrong", wrong) : ""));
+    for (const auto* list : {&idle_results, &results})
+      for (const auto& r : *list) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
+    return gate.exit_status(out.exit_status(
+        wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong, loaded ? "received or echoed" : "echoed") : ""));
   }
 
  private:
   link::LinkPlan make_plan(int nranks) const {
-    if (nranks < 2) throw_usage("link needs at least 2 ranks (run it under mpirun/srun), got {}", nranks);
+    const auto pattern = link::parse_pattern(f_.pattern);
+    if (!pattern) throw_usage("--pattern: '{}' is not one of pingpong, bidir, shift, ring", f_.pattern);
+    if (nranks < 2)
+      throw_usage("link needs at least 2 ranks (run it under mpirun/srun), got {}{}", nranks,
+                  link::all_ranks_at_once(*pattern) ? fmt::format(": --pattern {} sends between ranks", f_.pattern)
+                                                    : "");
     link::LinkPlan plan;
+    plan.pattern = *pattern;
     const auto lo = parse_bytes(f_.minbytes, "--minbytes");
     const auto hi = parse_bytes(f_.maxbytes, "--maxbytes");
     const double factor = parse_number(f_.stepfactor, "--stepfactor");
@@ -169,6 +266,10 @@ class LinkCommand final : public Command {
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, 0, 1);
     plan.timing = timing_plan(f_.timing);
     plan.check = check_enabled(f_.check);
+    if (link::all_ranks_at_once(plan.pattern) && f_.pairs != "all")
+      throw_usage("--pairs {}: --pattern {} sends between all ranks at once and sets its own pairs (--pairs is for "
+                  "pingpong and bidir)",
+                  f_.pairs, f_.pattern);
     if (f_.pairs == "all") {
       plan.pairs = link::all_pairs(nranks);
     } else {
@@ -187,7 +288,8 @@ class LinkCommand final : public Command {
             {"warmup_iters", plan.timing.warmup},
             {"pairs", f_.pairs},
             {"seed", f_.seed},
-            {"check", plan.check}};
+            {"check", plan.check},
+            {"pattern", link::to_string(plan.pattern)}};
   }
 
   LinkFlags f_;

@@ -195,12 +195,15 @@ class SweepCommand final : public Command {
                  << std::flush;
     sweep::RunCeilings ceilings = runner.measure_ceilings(!link_from && ranks >= 2);
     if (link_from) {
-      // The link file's ping-pong W is the pure link; the local reduction g
-      // stays a separate term of the model.
+      // The link file's W is the link in its pattern (ping-pong: the pure
+      // link; shift, ring: under load); the local reduction g stays a
+      // separate term of the model.
       ceilings.link.W_bytes_per_s = link_from->W_bytes_per_s;
       ceilings.link.alpha_s = link_from->alpha_s;
-      ceilings.link.source = fmt::format("--link-from {} (medians over {} {} pairs)", f_.link_from, link_from->pairs,
-                                         link_from->source == "cross_node" ? "cross-node" : "same-node");
+      ceilings.link.source =
+          fmt::format("--link-from {} (pattern {}, medians over {} {} pairs)", f_.link_from, link_from->pattern,
+                      link_from->pairs, link_from->source == "cross_node" ? "cross-node" : "same-node");
+      ceilings.link.pattern = link_from->pattern;
     }
     if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));

@@ -4,11 +4,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "link/patterns.h"
 #include "util/error.h"
 
 namespace shardroof::link {
-namespace {
-
 Spread spread_of(std::vector<double> v) {
   Spread s;
   if (v.empty()) return s;
@@ -19,6 +18,8 @@ Spread spread_of(std::vector<double> v) {
   s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   return s;
 }
+
+namespace {
 
 ClassSummary summarize_class(const std::vector<PairFit>& pairs, bool same_node) {
   ClassSummary c;
@@ -89,8 +90,16 @@ ModelLink load_link_fit(const std::string& path) {
     fits.push_back(f);
     ++index;
   }
+  std::string pattern = "pingpong";
+  if (doc.contains("pattern")) {
+    if (!doc["pattern"].is_string() || !parse_pattern(doc["pattern"].get<std::string>()))
+      throw UsageError(fmt::format("--link-from: '{}': \"pattern\" is not one of pingpong, bidir, shift, ring", path));
+    pattern = doc["pattern"].get<std::string>();
+  }
   try {
-    return model_link(fits);
+    ModelLink m = model_link(fits);
+    m.pattern = pattern;
+    return m;
   } catch (const RuntimeError&) {
     throw UsageError(fmt::format("--link-from: '{}' has no pair with a valid fit", path));
   }

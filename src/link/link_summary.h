@@ -24,6 +24,9 @@ struct Spread {
   double max = 0;
 };
 
+// Median, min and max of `v` (zeros when it is empty).
+Spread spread_of(std::vector<double> v);
+
 struct ClassSummary {
   int pairs = 0;   // pairs in this class
   int fitted = 0;  // of which the fit is valid (the spreads are over these)
@@ -46,12 +49,17 @@ struct ModelLink {
   double alpha_s = 0;
   std::string source;  // "cross_node" or "same_node"
   int pairs = 0;       // fitted pairs the medians are over
+  // The link pattern the pairs were measured in (link/patterns.h): a
+  // loaded pattern's W is what the link gives with every rank sending.
+  std::string pattern = "pingpong";
 };
 
 // Throws RuntimeError when no pair has a valid fit.
 ModelLink model_link(const std::vector<PairFit>& pairs);
 
-// Reads a `shardroof link --json` file and returns model_link of its pairs.
+// Reads a `shardroof link --json` file and returns model_link of its pairs
+// (for a loaded pattern: the pairs under load) and the file's pattern
+// ("pingpong" in a file that names none).
 // Throws UsageError naming the file and what is wrong with it.
 ModelLink load_link_fit(const std::string& path);
 

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/values.h"
+#include "collectives/memory.h"
 #include "collectives/mpi_transport.h"
+#include "link/packed_pair.h"
 #include "util/watchdog.h"
 
 namespace shardroof::link {
@@ -40,16 +42,37 @@ void fill_pattern(std::vector<unsigned char>& buf, int rank) {
     buf[i] = static_cast<unsigned char>((i * 131 + static_cast<std::size_t>(rank) * 17 + 1) & 0xff);
 }
 
-// Runs the ping-pong on the pair's two ranks (local rank 0 is src).
+// Runs the plan's pattern on the pair's two ranks (local rank 0 is src):
+// ping-pong (src sends, dst echoes; one-way = round trip / 2) or bidir
+// (both send to each other at once; one-way = the exchange's time, each
+// direction carrying the message). `wrong` counts, after timing, the echoed
+// bytes src got back wrong (ping-pong) or the peer's bytes either rank got
+// wrong (bidir), the same on both ranks.
 std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long long& wrong) {
   int me = 0;
   SHARDROOF_MPI_CHECK(MPI_Comm_rank(pair_comm, &me));
   const int peer = 1 - me;
+  const bool bidir = plan.pattern == Pattern::Bidir;
   const std::uint64_t max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
-  std::vector<unsigned char> send(max_bytes);
-  std::vector<unsigned char> recv(max_bytes);
-  fill_pattern(send, me);
-  wrong = plan.check ? 0 : -1;
+  // The buffers the collectives and the ring probe (shift, ring) use: host
+  // memory with transparent huge pages advised (collectives/memory.h), so
+  // every pattern's W is of the same memory; with 4 KiB pages a
+  // single-copy shared-memory transport copies about 3.5x slower.
+  coll::HostAllocation send_buffer(max_bytes + 1);
+  coll::HostAllocation recv_buffer(max_bytes + 1);
+  auto* const send = static_cast<unsigned char*>(send_buffer.data());
+  auto* const recv = static_cast<unsigned char*>(recv_buffer.data());
+  std::vector<unsigned char> mine(max_bytes);
+  std::vector<unsigned char> expected(max_bytes);  // what recv holds after an iteration
+  fill_pattern(mine, me);
+  if (bidir)
+    fill_pattern(expected, peer);
+  else
+    expected = mine;
+  std::copy(mine.begin(), mine.end(), send);
+  std::memset(recv, 0, max_bytes);
+  const bool checks_here = plan.check && (bidir || me == 0);
+  long long wrong_here = 0;
 
   std::vector<SizeTime> out;
   HostClock clock;
@@ -60,24 +83,33 @@ std::vector<SizeTime> ping_pong(MPI_Comm pair_comm, const LinkPlan& plan, long l
     // src sends and waits for the echo; dst receives and echoes what it got.
     const IterationFn round_trip = [&](int) {
       if (me == 0) {
-        SHARDROOF_MPI_CHECK(MPI_Send(send.data(), count, MPI_BYTE, peer, kPingTag, pair_comm));
-        SHARDROOF_MPI_CHECK(MPI_Recv(recv.data(), count, MPI_BYTE, peer, kPongTag, pair_comm, MPI_STATUS_IGNORE));
+        SHARDROOF_MPI_CHECK(MPI_Send(send, count, MPI_BYTE, peer, kPingTag, pair_comm));
+        SHARDROOF_MPI_CHECK(MPI_Recv(recv, count, MPI_BYTE, peer, kPongTag, pair_comm, MPI_STATUS_IGNORE));
       } else {
-        SHARDROOF_MPI_CHECK(MPI_Recv(recv.data(), count, MPI_BYTE, peer, kPingTag, pair_comm, MPI_STATUS_IGNORE));
-        SHARDROOF_MPI_CHECK(MPI_Send(recv.data(), count, MPI_BYTE, peer, kPongTag, pair_comm));
+        SHARDROOF_MPI_CHECK(MPI_Recv(recv, count, MPI_BYTE, peer, kPingTag, pair_comm, MPI_STATUS_IGNORE));
+        SHARDROOF_MPI_CHECK(MPI_Send(recv, count, MPI_BYTE, peer, kPongTag, pair_comm));
       }
     };
-    // Clear the landing buffer outside the timed region so the check after
-    // timing sees this size's echo, not an earlier one.
-    const IterationFn clear = [&](int) {
-      if (me == 0 && plan.check) std::memset(recv.data(), 0, bytes);
+    // Both ranks send their message and receive the peer's at once.
+    const IterationFn exchange = [&](int) {
+      MPI_Request requests[2];
+      SHARDROOF_MPI_CHECK(MPI_Irecv(recv, count, MPI_BYTE, peer, kPingTag, pair_comm, &requests[0]));
+      SHARDROOF_MPI_CHECK(MPI_Isend(send, count, MPI_BYTE, peer, kPingTag, pair_comm, &requests[1]));
+      SHARDROOF_MPI_CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE));
     };
-    const TimeStats rt = measure(pair_comm, plan.timing, clock, round_trip, clear);
-    out.push_back({bytes, scaled(rt, 0.5)});
-    if (me == 0 && plan.check && plan.timing.iters + plan.timing.warmup > 0) {
-      for (std::uint64_t i = 0; i < bytes; ++i) wrong += send[i] != recv[i];
+    // Clear the landing buffer outside the timed region so the check after
+    // timing sees this size's message, not an earlier one.
+    const IterationFn clear = [&](int) {
+      if (checks_here) std::memset(recv, 0, bytes);
+    };
+    const TimeStats t = measure(pair_comm, plan.timing, clock, bidir ? exchange : round_trip, clear);
+    out.push_back({bytes, bidir ? t : scaled(t, 0.5)});
+    if (checks_here && plan.timing.iters + plan.timing.warmup > 0) {
+      for (std::uint64_t i = 0; i < bytes; ++i) wrong_here += expected[i] != recv[i];
     }
   }
+  wrong = -1;
+  if (plan.check) SHARDROOF_MPI_CHECK(MPI_Allreduce(&wrong_here, &wrong, 1, MPI_LONG_LONG, MPI_SUM, pair_comm));
   return out;
 }
 
@@ -116,8 +148,8 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
   for (const RankPair& pair : plan.pairs) {
     // Each pair is a watched step on every rank, so a stuck pair is named.
     WatchdogScope watched(fmt::format("pair {}-{}", pair.src, pair.dst));
-    // Record layout of the result src hands out: 3 doubles per size + wrong.
-    std::vector<double> packed(3 * nsizes + 1, 0.0);
+    // The result src hands out (link/packed_pair.h).
+    std::vector<double> packed(packed_pair_length(nsizes), 0.0);
     if (rank == pair.src || rank == pair.dst) {
       const int members[2] = {pair.src, pair.dst};
       MPI_Group pair_group = MPI_GROUP_NULL;
@@ -128,13 +160,9 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
       MPI_Group_free(&pair_group);
       SHARDROOF_MPI_CHECK(rc);
       long long wrong = -1;
-      const auto times = ping_pong(pair_comm.get(), plan, wrong);
-      for (std::size_t i = 0; i < nsizes; ++i) {
-        packed[3 * i] = times[i].one_way.median;
-        packed[3 * i + 1] = times[i].one_way.min;
-        packed[3 * i + 2] = times[i].one_way.max;
-      }
-      packed[3 * nsizes] = static_cast<double>(wrong);
+      std::vector<TimeStats> one_way;
+      for (const auto& t : ping_pong(pair_comm.get(), plan, wrong)) one_way.push_back(t.one_way);
+      pack_pair(one_way, wrong, packed.data());
     }
     // src hands the result to every other rank once the pair is finished,
     // so no rank starts the next pair before this one is done (each rank
@@ -146,17 +174,7 @@ std::vector<PairMeasurement> measure_pairs(MPI_Comm comm, const LinkPlan& plan, 
     } else {
       sleeping_receive(packed, pair.src, comm);
     }
-    PairMeasurement m;
-    m.pair = pair;
-    for (std::size_t i = 0; i < nsizes; ++i) {
-      TimeStats t;
-      t.median = packed[3 * i];
-      t.min = packed[3 * i + 1];
-      t.max = packed[3 * i + 2];
-      m.times.push_back({plan.sizes[i], t});
-    }
-    m.wrong = static_cast<long long>(packed[3 * nsizes]);
-    all.push_back(m);
+    all.push_back(unpack_pair(packed.data(), plan.sizes, pair));
     if (on_pair_done && !on_pair_done(all.back())) break;
   }
   MPI_Group_free(&world_group);

@@ -1,4 +1,6 @@
-// Point-to-point ping-pong between rank pairs, one pair at a time.
+// Point-to-point ping-pong between rank pairs, one pair at a time; with
+// plan.pattern == Bidir both ranks of the pair send at once instead (as
+// OSU's osu_bibw does), and the time is the exchange's, not half a round trip.
 //
 // For each pair (src, dst) the two ranks form a two-rank communicator and,
 // for each size, time round trips with the timing module (warm-up untimed,

@@ -13,7 +13,9 @@
 namespace shardroof::link {
 
 struct RankPair {
-  int src = 0;  // the rank that sends first (src < dst)
+  // Ping-pong and bidir: the rank that sends first (src < dst). Shift and
+  // ring: the rank that sends to dst (either order).
+  int src = 0;
   int dst = 0;
   friend bool operator==(const RankPair& a, const RankPair& b) { return a.src == b.src && a.dst == b.dst; }
 };
@@ -27,11 +29,20 @@ struct Topology {
   bool same_node(int a, int b) const { return node_of_rank.at(a) == node_of_rank.at(b); }
 };
 
+// The traffic `shardroof link` times (link/patterns.h says more).
+enum class Pattern {
+  PingPong,  // one pair at a time, one direction at a time (round trip / 2)
+  Bidir,     // one pair at a time, both directions at once
+  Shift,     // in step k = 1 .. N-1 every rank sends to rank+k and receives from rank-k, all at once
+  Ring,      // every rank sends to rank+1 and receives from rank-1, all at once
+};
+
 struct LinkPlan {
   std::vector<std::uint64_t> sizes;  // message bytes, ascending
   TimingPlan timing;
   std::vector<RankPair> pairs;
-  bool check = true;  // verify the echoed bytes after timing
+  bool check = true;  // verify the echoed (bidir: the peer's) bytes after timing
+  Pattern pattern = Pattern::PingPong;  // measure_pairs takes PingPong or Bidir
 };
 
 struct SizeTime {
@@ -41,8 +52,9 @@ struct SizeTime {
 
 struct PairMeasurement {
   RankPair pair;
-  std::vector<SizeTime> times;  // one per plan size, same order
+  std::vector<SizeTime> times;  // one per plan size, same order (one_way: the time one message takes)
   long long wrong = -1;         // bytes that came back different; -1 when not checked
+  int shift = 0;                // shift and ring: the step (dst = src + shift mod N); 0 for a lone pair
 };
 
 struct RingProbeResult {
@@ -50,6 +62,11 @@ struct RingProbeResult {
   std::vector<TimeStats> step_time;  // seconds for every rank's send and receive to finish
   AlphaBetaFit fit;                  // t(m) = alpha + m/W over the sizes
   long long wrong = 0;               // received bytes that were not the left neighbour's, over all ranks
+  // One per sending rank r, the transfer r -> r + shift: per size, over
+  // iterations, the max of r's send completion and the receiver's receive
+  // completion (each on its own clock from the iteration's barrier); wrong
+  // is what the receiver got wrong, -1 when not checked.
+  std::vector<PairMeasurement> transfers;
 };
 
 }  // namespace shardroof::link

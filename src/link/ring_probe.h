@@ -13,11 +13,20 @@
 // within each iteration. After timing every rank checks that the bytes it
 // received are its left neighbour's. Runs over any coll::Transport (MPI on
 // host or device buffers, NCCL), on buffers from its MemoryOps.
+//
+// With a shift k other than 1 the neighbours are rank + k and rank - k:
+// one step of mpiGraph's shift pattern (`shardroof link --pattern shift`
+// runs k = 1 .. N-1). Beside the step's time, each transfer r -> r + k has
+// its own: per iteration the later of the sender's send completion and the
+// receiver's receive completion, each read on the rank's host clock from
+// the iteration's start (after the barrier), so a slow link shows on its
+// own pair, not on every pair of the step.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "collectives/memory.h"
@@ -32,6 +41,8 @@ struct RingProbePlan {
   std::vector<std::uint64_t> sizes;  // bytes each rank sends per step, ascending
   TimingPlan timing;
   int tag = 0x5300;  // away from the collectives' tags
+  int shift = 1;      // send to rank + shift, receive from rank - shift (mod N); 1 <= shift < N, or N = 1
+  bool check = true;  // check the received bytes after timing
 };
 
 // Collective over `comm`, whose ranks are the transport's (same order).
@@ -42,5 +53,15 @@ RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& 
 // bytes one ring step moves, ceil(count/N) elements): one element, for the
 // latency, and block/4, block/2, block for the bandwidth, whole elements.
 std::vector<std::uint64_t> ring_probe_sizes(std::uint64_t block_bytes, std::size_t element_bytes);
+
+// Runs on every rank after each step (shift) of measure_shifts; returning
+// false stops before the next. It must return the same on every rank.
+using StepDoneFn = std::function<bool(const RingProbeResult&, int shift)>;
+
+// Collective over `comm`: `link --pattern shift` or `ring` (plan.pattern;
+// its sizes, timing and check, not its pairs): one ring probe per shift of
+// pattern_shifts (link/patterns.h), over MPI on host buffers. Returns each
+// finished step's result.
+std::vector<RingProbeResult> measure_shifts(MPI_Comm comm, const LinkPlan& plan, const StepDoneFn& on_step_done = {});
 
 }  // namespace shardroof::link

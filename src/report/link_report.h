@@ -21,15 +21,34 @@ struct LinkPairResult {
   bool same_node = true;
   std::string src_host;
   std::string dst_host;
+  // A loaded pattern's pair: the fit of the idle ping-pong of the same two ranks.
+  std::optional<link::AlphaBetaFit> idle;
+  // W under load / W idle; nullopt without an idle reference or a valid fit of either.
+  std::optional<double> loaded_over_idle() const;
 };
 
 link::PairFit to_pair_fit(const LinkPairResult& r);
 
 // `pairs` entry: src, dst, src_host, dst_host, same_node, alpha_s,
 // beta_s_per_byte, W_bytes_per_s (null when the fit failed), W_GBps,
-// alpha_us, fit details and per-size one-way times.
+// alpha_us, fit details and per-size one-way times; for a loaded pattern
+// also shift (shift, ring), idle_W_bytes_per_s, idle_alpha_s and
+// W_loaded_over_idle (null where either fit failed).
 nlohmann::json to_json(const LinkPairResult& r);
 nlohmann::json to_json(const link::LinkSummary& s);
+
+// The loaded/idle ratios over the pairs that have one.
+struct LoadRatioSummary {
+  int pairs = 0;  // pairs with a ratio
+  link::Spread ratio;
+  link::RankPair lowest;  // the pair with the smallest ratio
+};
+LoadRatioSummary summarize_load(const std::vector<LinkPairResult>& all);
+nlohmann::json to_json(const LoadRatioSummary& s);
+
+// One step of a shift or ring pattern as a whole: the time for every rank's
+// send and receive to finish (max over all ranks), fitted like a pair.
+nlohmann::json step_json(const link::RingProbeResult& step, int shift);
 
 // How the numbers were obtained, as the table and the JSON say it.
 extern const char* const kLinkFitNote;
@@ -37,15 +56,23 @@ extern const char* const kLinkFitNote;
 class LinkConsoleReporter {
  public:
   LinkConsoleReporter(std::ostream& out, int nranks) : out_(out), nranks_(nranks) {}
-  void header(const link::LinkPlan& plan, const link::Topology& topo, std::size_t total_pairs);
+  // `pairs`: how many pairs (transfers, for shift and ring) the pattern measures.
+  void header(const link::LinkPlan& plan, const link::Topology& topo, std::size_t pairs, std::size_t total_pairs);
+  // Before a loaded pattern's idle reference rows.
+  void idle_header(std::size_t pairs);
+  // Before the rows of plan.pattern (after an idle reference: loaded rows).
+  void columns(bool loaded);
   void row(const LinkPairResult& r);
-  // Summaries by class, a W matrix for small N, and the model's W and alpha.
+  // Summaries by class, the loaded/idle ratios, a W matrix (and one of the
+  // ratios) for small N, and the model's W and alpha.
   void footer(const std::vector<LinkPairResult>& all, const link::LinkSummary& summary,
               const std::optional<link::ModelLink>& model);
 
  private:
   std::ostream& out_;
   int nranks_;
+  link::Pattern pattern_ = link::Pattern::PingPong;
+  std::uint64_t lo_ = 0, hi_ = 0;
 };
 
 }  // namespace shardroof

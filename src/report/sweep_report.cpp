@@ -106,6 +106,7 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
       {"W_bytes_per_s", c.link.W_bytes_per_s},
       {"alpha_s", c.link.alpha_s},
       {"link_source", c.link.source},
+      {"link_pattern", c.link.pattern.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.link.pattern)},
       {"ring_probe", probe},
       {"collective_at_S",
        {{"bytes", c.collective.bytes},

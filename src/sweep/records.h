@@ -72,6 +72,9 @@ struct BookLink {
   double W_bytes_per_s = 0;
   double alpha_s = 0;
   std::string source;                          // what W and alpha come from, for the output
+  // The link pattern W was measured in (link/patterns.h): "ring" for the
+  // probe, a link file's own pattern for --link-from.
+  std::string pattern;
   std::optional<link::RingProbeResult> probe;  // when the probe ran
 };
 

@@ -203,6 +203,7 @@ RunCeilings SweepRunner::measure_ceilings(bool probe_link) {
     out.link.W_bytes_per_s = out.link.probe->fit.W_bytes_per_s;
     out.link.alpha_s = out.link.probe->fit.alpha_s;
     out.link.source = "ring probe";
+    out.link.pattern = "ring";
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "link/link_summary.h"
 #include "link/pairs.h"
+#include "link/patterns.h"
 #include "util/error.h"
 
 using namespace shardroof;
@@ -79,6 +80,40 @@ TEST_F(LoadLinkFit, ReadsPairsAndChoosesCrossNode) {
   EXPECT_EQ(m.pairs, 1);
   EXPECT_DOUBLE_EQ(m.W_bytes_per_s, 1.2e8);
   EXPECT_DOUBLE_EQ(m.alpha_s, 3e-5);
+  EXPECT_EQ(m.pattern, "pingpong");  // a file that names no pattern
+}
+
+TEST_F(LoadLinkFit, KeepsTheFilesPattern) {
+  write(R"({"command":"link","pattern":"shift","pairs":[
+    {"src":1,"dst":0,"same_node":true,"alpha_s":2e-6,"W_bytes_per_s":4e9,"W_loaded_over_idle":0.5}]})");
+  EXPECT_EQ(load_link_fit(path_).pattern, "shift");
+  write(R"({"command":"link","pattern":"mesh","pairs":[
+    {"src":1,"dst":0,"same_node":true,"alpha_s":2e-6,"W_bytes_per_s":4e9}]})");
+  EXPECT_THROW(load_link_fit(path_), UsageError);
+}
+
+TEST(Patterns, NamesRoundTrip) {
+  for (const auto p : {Pattern::PingPong, Pattern::Bidir, Pattern::Shift, Pattern::Ring}) {
+    EXPECT_EQ(parse_pattern(to_string(p)), p);
+    EXPECT_FALSE(describe(p).empty());
+  }
+  EXPECT_FALSE(parse_pattern("mesh"));
+  EXPECT_FALSE(is_loaded(Pattern::PingPong));
+  EXPECT_TRUE(is_loaded(Pattern::Bidir));
+  EXPECT_FALSE(all_ranks_at_once(Pattern::Bidir));
+  EXPECT_TRUE(all_ranks_at_once(Pattern::Ring));
+}
+
+TEST(Patterns, ShiftsAndIdleReferencePairs) {
+  EXPECT_EQ(pattern_shifts(Pattern::Shift, 4), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(pattern_shifts(Pattern::Ring, 4), (std::vector<int>{1}));
+  EXPECT_TRUE(pattern_shifts(Pattern::PingPong, 4).empty());
+  // Shift joins every pair; ring the neighbours (on 2 ranks one pair, both ways).
+  EXPECT_EQ(idle_reference_pairs(Pattern::Shift, 4, {}), all_pairs(4));
+  EXPECT_EQ(idle_reference_pairs(Pattern::Ring, 2, {}), (std::vector<RankPair>{{0, 1}}));
+  EXPECT_EQ(idle_reference_pairs(Pattern::Ring, 4, {}), (std::vector<RankPair>{{0, 1}, {0, 3}, {1, 2}, {2, 3}}));
+  // Bidir: its own pairs (a sample stays a sample).
+  EXPECT_EQ(idle_reference_pairs(Pattern::Bidir, 4, {{1, 3}}), (std::vector<RankPair>{{1, 3}}));
 }
 
 TEST_F(LoadLinkFit, RejectsBadFilesWithUsageErrors) {
