@@ -190,6 +190,7 @@ class SweepCommand final : public Command {
     out.begin_document(
         {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
     nlohmann::json& doc = out.document();
+    const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
                                 link_from ? "" : ", the ring probe")
@@ -237,7 +238,11 @@ class SweepCommand final : public Command {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
-      for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
+      for (const auto& p : points) {
+        nlohmann::json point = point_json(p, analysis, ceilings, plan);
+        point.update(point_ranks_json(p, rank_hosts));
+        doc["points"].push_back(std::move(point));
+      }
       doc["crossover"] = crossover_json(analysis, search_report);
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
@@ -264,6 +269,7 @@ class SweepCommand final : public Command {
       const sweep::PointRecord shown = *it;
       analysis = sweep::analyze(plan, ranks, ceilings, points);
       console.row(shown, analysis, ceilings);
+      console.stragglers(shown, rank_hosts);
     };
 
     if (!plan.search) {

@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "cli/values.h"
+#include "report/straggler_report.h"
 #include "timing/stats.h"
+#include "timing/stragglers.h"
 
 namespace shardroof {
 namespace {
@@ -56,6 +58,29 @@ std::string efficiency_text(const sweep::OverlapEfficiency& e) {
 }
 
 std::string fmt_d(double d) { return d >= 100 ? fmt::format("{:.0f}", d) : fmt::format("{:.1f}", d); }
+
+// The point's measurements by their JSON names.
+std::vector<std::pair<std::string, const TimeStats*>> measurements(const sweep::PointRecord& p) {
+  std::vector<std::pair<std::string, const TimeStats*>> out = {
+      {"t_math", &p.t_math}, {"t_comm", &p.t_comm}, {"t_step", &p.t_step}};
+  if (p.t_overlap) out.emplace_back("t_overlap", &*p.t_overlap);
+  return out;
+}
+
+// The measurement whose slowest rank stands out most, and that rank.
+struct PointStraggler {
+  std::string measurement;
+  Straggler straggler;
+};
+
+std::optional<PointStraggler> point_straggler(const sweep::PointRecord& p) {
+  std::optional<PointStraggler> worst;
+  for (const auto& [name, stats] : measurements(p)) {
+    const auto s = find_straggler(rank_summaries(*stats));
+    if (s && (!worst || s->slower > worst->straggler.slower)) worst = PointStraggler{name, *s};
+  }
+  return worst;
+}
 
 double frac_peak(const sweep::PointRecord& p, const sweep::RunCeilings& c) {
   return c.peak_gemm.flops_per_s > 0 ? p.flops_per_s / c.peak_gemm.flops_per_s : 0;
@@ -157,6 +182,26 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysi
     j["overlap_check"] = check_json(p.overlap_check);
   }
   return j;
+}
+
+nlohmann::json point_ranks_json(const sweep::PointRecord& p, const std::vector<std::string>& hosts) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& [name, stats] : measurements(p)) {
+    const auto summaries = rank_summaries(*stats);
+    for (std::size_t r = 0; r < summaries.size(); ++r) {
+      if (ranks.size() <= r) ranks.push_back({{"rank", summaries[r].rank}, {"host", host_of(hosts, summaries[r].rank)}});
+      nlohmann::json one = rank_summary_json(summaries[r], hosts, kSeconds);
+      one.erase("rank");
+      one.erase("host");
+      ranks[r][name + "_s"] = std::move(one);
+    }
+  }
+  nlohmann::json straggler = nullptr;
+  if (const auto s = point_straggler(p)) {
+    straggler = straggler_json(s->straggler, hosts, kSeconds);
+    straggler["measurement"] = s->measurement;
+  }
+  return {{"ranks", std::move(ranks)}, {"straggler", std::move(straggler)}};
 }
 
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search) {
@@ -316,6 +361,7 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
 }
 
 void SweepConsoleReporter::table_header(const sweep::SweepPlan& plan) {
+  out_ << "# " << kStragglerNote << "\n";
   out_ << fmt::format("{:>8} {:>7} {:>5} {:>11} {:>11} {:>11}", "D", "D/N", "iters", "T_math(ms)", "T_comm(ms)",
                       "T_step(ms)");
   if (plan.overlap > 1) out_ << fmt::format(" {:>11} {:>6}", "T_ovlp(ms)", "eff");
@@ -330,6 +376,14 @@ void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::SweepAn
     out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, efficiency_text(sweep::overlap_efficiency(p)));
   out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.flops_per_s / 1e9, 100 * frac_peak(p, c),
                       sweep::intensity(a, p), bound_name(p), combined_check_text(p))
+       << std::flush;
+}
+
+void SweepConsoleReporter::stragglers(const sweep::PointRecord& p, const std::vector<std::string>& hosts) {
+  const auto s = point_straggler(p);
+  if (!s) return;
+  out_ << fmt::format("# straggler at D = {}: {}\n", p.D,
+                      straggler_text(s->straggler, hosts, kMilliseconds, "T" + s->measurement.substr(1)))
        << std::flush;
 }
 

@@ -38,6 +38,12 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysi
                           const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
 
+// Per measurement of the point (t_math_s, t_comm_s, t_step_s, t_overlap_s)
+// each rank's summary: {"ranks": [{rank, host, t_math_s: {time_s, skew_s,
+// finish_s}, ...}], "straggler": {measurement, rank, host, slower, ...} or
+// null}: the rank named where it stands out most (timing/stragglers.h).
+nlohmann::json point_ranks_json(const sweep::PointRecord& p, const std::vector<std::string>& hosts);
+
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
 
@@ -48,6 +54,9 @@ class SweepConsoleReporter {
   void ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a, const SweepContext& ctx);
   void table_header(const sweep::SweepPlan& plan);
   void row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c);
+  // After a row: one line naming the slowest rank of the measurement where
+  // it stands out most, or nothing when no rank does.
+  void stragglers(const sweep::PointRecord& p, const std::vector<std::string>& hosts);
   void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                const sweep::RunCeilings& c, const sweep::SweepPlan& plan, const SearchReport& search = {});
 
