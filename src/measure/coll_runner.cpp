@@ -136,6 +136,8 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
     for (std::size_t k = 0; k < impls.size(); ++k) {
       CollRecord& rec = records[k * 2 + (in_place ? 1 : 0)];
       rec.time = times[k];
+      rec.ranks = rank_summaries(rec.time);
+      rec.straggler = find_straggler(rec.ranks);
       // `auto` picks by size: record what it ran at this one.
       if (impls[k] == Impl::Auto)
         rec.algorithm = collectives[k]->algorithm() + "/" + std::string(setup.transport().name());

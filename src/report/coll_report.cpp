@@ -46,9 +46,8 @@ nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& host
           {"busbw_GBps", r.busbw_GBps},
           {"wrong", r.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.wrong)}};
   if (!hosts.empty()) {
-    const auto ranks = rank_summaries(r.time);
-    j["ranks"] = rank_summaries_json(ranks, hosts, kMicroseconds);
-    j["straggler"] = straggler_json(find_straggler(ranks), hosts, kMicroseconds);
+    j["ranks"] = rank_summaries_json(r.ranks, hosts, kMicroseconds);
+    j["straggler"] = straggler_json(r.straggler, hosts, kMicroseconds);
   }
   return j;
 }
@@ -96,18 +95,13 @@ void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
 }
 
 void CollConsoleReporter::stragglers(const std::vector<CollRecord>& size_records) {
-  std::optional<Straggler> worst;
   const CollRecord* where = nullptr;
-  for (const auto& r : size_records) {
-    const auto s = find_straggler(rank_summaries(r.time));
-    if (s && (!worst || s->slower > worst->slower)) {
-      worst = s;
-      where = &r;
-    }
-  }
-  if (!worst) return;
+  for (const auto& r : size_records)
+    if (r.straggler && (!where || r.straggler->slower > where->straggler->slower)) where = &r;
+  if (!where) return;
   const std::string what = fmt::format("{} {}", impl_text(*where), where->in_place ? "in place" : "out of place");
-  out_ << fmt::format("# straggler at {} B: {}\n", where->bytes, straggler_text(*worst, hosts_, kMicroseconds, what));
+  out_ << fmt::format("# straggler at {} B: {}\n", where->bytes,
+                      straggler_text(*where->straggler, hosts_, kMicroseconds, what));
   out_.flush();
 }
 
