@@ -203,7 +203,8 @@ class CollCommand final : public Command {
     std::vector<std::vector<Impl>> impls_of;
     for (const auto kind : kinds) impls_of.push_back(f_.tune.empty() ? plan.impls : tunable_impls(*setup, kind, plan.ring));
 
-    CollConsoleReporter console(ctx.out, ctx.mpi.size());
+    const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
+    CollConsoleReporter console(ctx.out, ctx.mpi.size(), rank_hosts);
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
     const std::size_t steps = kinds.size() * plan.sizes.size();
@@ -229,8 +230,9 @@ class CollCommand final : public Command {
         WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(p.kind), impls_text, format_bytes(bytes)));
         const auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
         for (std::size_t i = 0; i + 1 < recs.size(); i += 2) console.row(recs[i], recs[i + 1]);
+        console.stragglers(recs);
         for (const auto& r : recs) {
-          doc["results"].push_back(to_json(r));
+          doc["results"].push_back(to_json(r, rank_hosts));
           all.push_back(r);
           mine.push_back(r);
         }

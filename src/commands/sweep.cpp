@@ -189,6 +189,7 @@ class SweepCommand final : public Command {
         {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, {}, doc);
+    const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
                                 link_from ? "" : ", the ring probe")
@@ -239,7 +240,11 @@ class SweepCommand final : public Command {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
-      for (std::size_t i = 0; i < points.size(); ++i) doc["points"].push_back(point_json(points[i], analysis.points[i]));
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        nlohmann::json point = point_json(points[i], analysis.points[i]);
+        point.update(point_ranks_json(analysis.points[i], rank_hosts));
+        doc["points"].push_back(std::move(point));
+      }
       doc["crossover"] = crossover_json(analysis, search_report);
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
@@ -266,6 +271,7 @@ class SweepCommand final : public Command {
       const auto shown = static_cast<std::size_t>(it - points.begin());
       analysis = sweep::analyze(plan, ranks, ceilings, points);
       console.row(points[shown], analysis.points[shown]);
+      console.straggler(points[shown], analysis.points[shown], rank_hosts);
     };
 
     if (!plan.search) {

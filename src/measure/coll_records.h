@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "collectives/types.h"
 #include "measure/comm_kinds.h"
 #include "timing/stats.h"
+#include "timing/stragglers.h"
 
 namespace shardroof {
 
@@ -42,6 +44,8 @@ struct CollRecord {
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   long long wrong = -1;  // elements wrong over all ranks; -1 when not checked
+  std::vector<RankSummary> ranks{};    // each rank's times, skews and finish times (timing/stragglers.h)
+  std::optional<Straggler> straggler{};  // the rank named, if one stands out
 };
 
 // A size's time of each implementation: the sum of its out-of-place and

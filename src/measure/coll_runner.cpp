@@ -7,6 +7,7 @@
 #include "cli/values.h"
 #include "collectives/mpi_transport.h"
 #include "collectives/traits.h"
+#include "trace/clock_sync.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
 
@@ -95,6 +96,9 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
 
   HostClock host_clock;
   Clock& clock = host_clock;
+  // Arrival skews are taken on rank 0's clock, estimated afresh at each
+  // size so that clocks drifting apart over a long run do not add up.
+  const AlignedClock aligned = trace::aligned_clock(comm);
   // A span keeps its name as a pointer: to_string views a string literal.
   const char* kind_name = coll::to_string(plan.kind).data();
   const int last = plan.timing.iters - 1;
@@ -127,11 +131,13 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
         trace->set_recording(it == last);
       });
     }
-    const std::vector<TimeStats> times = measure_interleaved(comm, plan.timing, clock, ops, prepares, Rotation::Rotate);
+    const std::vector<TimeStats> times = measure_interleaved(comm, plan.timing, clock, ops, prepares, Rotation::Rotate, &aligned);
     if (trace) trace->set_recording(false);
     for (std::size_t k = 0; k < impls.size(); ++k) {
       CollRecord& rec = records[k * 2 + (in_place ? 1 : 0)];
       rec.time = times[k];
+      rec.ranks = rank_summaries(rec.time);
+      rec.straggler = find_straggler(rec.ranks);
       // `auto` picks by size: record what it ran at this one.
       if (impls[k] == Impl::Auto)
         rec.algorithm = collectives[k]->algorithm() + "/" + std::string(setup.transport().name());

@@ -5,7 +5,9 @@
 #include <map>
 
 #include "collectives/traits.h"
+#include "report/straggler_report.h"
 #include "timing/stats.h"
+#include "timing/stragglers.h"
 
 namespace shardroof {
 
@@ -14,21 +16,24 @@ namespace {
 // Times in microseconds: the statistics of the per-iteration maxima over
 // ranks, and each rank's own per-iteration times.
 nlohmann::json time_us_json(const TimeStats& t) {
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const auto& rank : t.per_rank) {
-    nlohmann::json times = nlohmann::json::array();
-    for (const double v : rank) times.push_back(v * 1e6);
-    per_rank.push_back(std::move(times));
-  }
-  return {{"median", t.median * 1e6}, {"p50", t.median * 1e6}, {"p95", t.p95 * 1e6},
-          {"p99", t.p99 * 1e6},       {"iqm", t.iqm * 1e6},    {"min", t.min * 1e6},
-          {"max", t.max * 1e6},       {"per_rank", std::move(per_rank)}};
+  const auto in_us = [](const std::vector<std::vector<double>>& by_rank) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& rank : by_rank) {
+      nlohmann::json times = nlohmann::json::array();
+      for (const double v : rank) times.push_back(v * 1e6);
+      out.push_back(std::move(times));
+    }
+    return out;
+  };
+  return {{"median", t.median * 1e6}, {"p50", t.median * 1e6},       {"p95", t.p95 * 1e6},
+          {"p99", t.p99 * 1e6},       {"iqm", t.iqm * 1e6},          {"min", t.min * 1e6},
+          {"max", t.max * 1e6},       {"per_rank", in_us(t.per_rank)}, {"per_rank_skew", in_us(t.per_rank_skew)}};
 }
 
 }  // namespace
 
-nlohmann::json to_json(const CollRecord& r) {
-  return {{"collective", coll::to_string(r.kind)},
+nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& hosts) {
+  nlohmann::json j = {{"collective", coll::to_string(r.kind)},
           {"impl", r.impl},
           {"algorithm", r.algorithm},
           {"datatype", coll::to_string(r.type)},
@@ -40,6 +45,11 @@ nlohmann::json to_json(const CollRecord& r) {
           {"algbw_GBps", r.algbw_GBps},
           {"busbw_GBps", r.busbw_GBps},
           {"wrong", r.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.wrong)}};
+  if (!hosts.empty()) {
+    j["ranks"] = rank_summaries_json(r.ranks, hosts, kMicroseconds);
+    j["straggler"] = straggler_json(r.straggler, hosts, kMicroseconds);
+  }
+  return j;
 }
 
 void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header) {
@@ -52,6 +62,7 @@ void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header)
                                                 ? std::string("auto (equal segments of each block, at most a quarter of the L2 cache)")
                                                 : fmt::format("{} bytes", plan.ring.segment_bytes));
   for (const auto& note : header.notes) out_ << "# " << note << "\n";
+  out_ << "# " << kStragglerNote << "\n";
   out_ << "# algbw = S/time (GB/s, 1e9 bytes); busbw = algbw * "
        << coll::traits(plan.kind).bus_factor_text << "\n#\n";
   out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
@@ -80,6 +91,17 @@ void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
                       o.bytes, o.count, coll::to_string(o.type), redop, impl_text(o), o.time.median * 1e6,
                       o.algbw_GBps, o.busbw_GBps, wrong_text(o.wrong), i.time.median * 1e6, i.algbw_GBps,
                       i.busbw_GBps, wrong_text(i.wrong));
+  out_.flush();
+}
+
+void CollConsoleReporter::stragglers(const std::vector<CollRecord>& size_records) {
+  const CollRecord* where = nullptr;
+  for (const auto& r : size_records)
+    if (r.straggler && (!where || r.straggler->slower > where->straggler->slower)) where = &r;
+  if (!where) return;
+  const std::string what = fmt::format("{} {}", impl_text(*where), where->in_place ? "in place" : "out of place");
+  out_ << fmt::format("# straggler at {} B: {}\n", where->bytes,
+                      straggler_text(*where->straggler, hosts_, kMicroseconds, what));
   out_.flush();
 }
 

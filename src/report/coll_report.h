@@ -11,7 +11,9 @@
 
 namespace shardroof {
 
-nlohmann::json to_json(const CollRecord& r);
+// With `hosts` (rank order), each rank's summary ("ranks") and the rank
+// named as a straggler ("straggler", null when none) come with it.
+nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& hosts = {});
 
 // What the header says besides the plan.
 struct CollHeader {
@@ -21,10 +23,15 @@ struct CollHeader {
 
 class CollConsoleReporter {
  public:
-  CollConsoleReporter(std::ostream& out, int nranks) : out_(out), nranks_(nranks) {}
+  CollConsoleReporter(std::ostream& out, int nranks, std::vector<std::string> hosts = {})
+      : out_(out), nranks_(nranks), hosts_(std::move(hosts)) {}
   void header(const CollPlan& plan, const CollHeader& header);
   // One table row per (implementation, size): out of place and in place.
   void row(const CollRecord& out_of_place, const CollRecord& in_place);
+  // After a size's rows: one line naming the slowest rank
+  // (timing/stragglers.h) of the row and placement where it stands out most,
+  // or nothing when no rank does.
+  void stragglers(const std::vector<CollRecord>& size_records);
   // --tune-to: the implementations of one size, fastest first.
   void ranking(const SizeRanking& ranking);
   void footer(const std::vector<CollRecord>& all);
@@ -32,6 +39,7 @@ class CollConsoleReporter {
  private:
   std::ostream& out_;
   int nranks_;
+  std::vector<std::string> hosts_;
 };
 
 }  // namespace shardroof

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cli/values.h"
+#include "report/straggler_report.h"
 #include "timing/stats.h"
 
 namespace shardroof {
@@ -151,6 +152,25 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived
     j["overlap_check"] = check_json(p.overlap_check);
   }
   return j;
+}
+
+nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<std::string>& hosts) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& [name, summaries] : d.ranks) {
+    for (std::size_t r = 0; r < summaries.size(); ++r) {
+      if (ranks.size() <= r) ranks.push_back({{"rank", summaries[r].rank}, {"host", host_of(hosts, summaries[r].rank)}});
+      nlohmann::json one = rank_summary_json(summaries[r], hosts, kSeconds);
+      one.erase("rank");
+      one.erase("host");
+      ranks[r][name + "_s"] = std::move(one);
+    }
+  }
+  nlohmann::json straggler = nullptr;
+  if (d.straggler) {
+    straggler = straggler_json(d.straggler->straggler, hosts, kSeconds);
+    straggler["measurement"] = d.straggler->measurement;
+  }
+  return {{"ranks", std::move(ranks)}, {"straggler", std::move(straggler)}};
 }
 
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search) {
@@ -311,6 +331,7 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
 }
 
 void SweepConsoleReporter::table_header(const sweep::SweepPlan& plan) {
+  out_ << "# " << kStragglerNote << "\n";
   out_ << fmt::format("{:>8} {:>7} {:>5} {:>11} {:>11} {:>11}", "D", "D/N", "iters", "T_math(ms)", "T_comm(ms)",
                       "T_step(ms)");
   if (plan.overlap > 1) out_ << fmt::format(" {:>11} {:>6}", "T_ovlp(ms)", "eff");
@@ -324,6 +345,15 @@ void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::PointDe
     out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, efficiency_text(d.overlap));
   out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.flops_per_s / 1e9, 100 * d.frac_peak,
                       d.intensity, bound_name(d), combined_check_text(p))
+       << std::flush;
+}
+
+void SweepConsoleReporter::straggler(const sweep::PointRecord& p, const sweep::PointDerived& d,
+                                     const std::vector<std::string>& hosts) {
+  if (!d.straggler) return;
+  // "t_math" -> "T_math", as the table names it.
+  const std::string what = "T" + d.straggler->measurement.substr(1);
+  out_ << fmt::format("# straggler at D = {}: {}\n", p.D, straggler_text(d.straggler->straggler, hosts, kMilliseconds, what))
        << std::flush;
 }
 

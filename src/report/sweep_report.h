@@ -38,6 +38,12 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d);
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
 
+// Per measurement of the point (t_math_s, t_comm_s, t_step_s, t_overlap_s)
+// each rank's summary, and the rank named: {"ranks": [{rank, host, t_math_s:
+// {time_s, skew_s, finish_s}, ...}], "straggler": {measurement, rank, host,
+// slower, ...} or null}. `hosts` in rank order.
+nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<std::string>& hosts);
+
 // `a` analysed `points`: a.points holds one entry per point, in order.
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::SweepPlan& plan);
@@ -49,6 +55,8 @@ class SweepConsoleReporter {
   void ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a, const SweepContext& ctx);
   void table_header(const sweep::SweepPlan& plan);
   void row(const sweep::PointRecord& p, const sweep::PointDerived& d);
+  // After a row: one line naming the rank the analysis named, or nothing.
+  void straggler(const sweep::PointRecord& p, const sweep::PointDerived& d, const std::vector<std::string>& hosts);
   void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                const sweep::RunCeilings& c, const sweep::SweepPlan& plan, const SearchReport& search = {});
 

@@ -131,6 +131,15 @@ PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, cons
   d.intensity = shape.ranks < 2 ? 0 : model::intensity(shape, static_cast<double>(p.D));
   d.compute_bound = p.t_math.median >= p.t_comm.median;
   d.overlap = overlap_efficiency(p);
+  std::vector<std::pair<std::string, const TimeStats*>> measured = {
+      {"t_math", &p.t_math}, {"t_comm", &p.t_comm}, {"t_step", &p.t_step}};
+  if (p.t_overlap) measured.emplace_back("t_overlap", &*p.t_overlap);
+  for (const auto& [name, stats] : measured) {
+    auto summaries = rank_summaries(*stats);
+    const auto s = find_straggler(summaries);
+    if (s && (!d.straggler || s->slower > d.straggler->straggler.slower)) d.straggler = PointStraggler{name, *s};
+    d.ranks.emplace_back(name, std::move(summaries));
+  }
   return d;
 }
 

@@ -27,6 +27,7 @@
 #include "sweep/fit.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
+#include "timing/stragglers.h"
 
 namespace shardroof::sweep {
 
@@ -65,12 +66,23 @@ struct EfficiencySpread {
 };
 
 // What the analysis derives from one point, for the reports to print.
+// The measurement of a point whose slowest rank stands out most, and that rank.
+struct PointStraggler {
+  std::string measurement;  // "t_math", "t_comm", "t_step", "t_overlap"
+  Straggler straggler;
+};
+
 struct PointDerived {
   double frac_peak = 0;         // the GEMM's rate / C_peak (0 without C_peak)
   double step_flops_per_s = 0;  // useful FLOPs of the slowest shard per second of the whole step
   double intensity = 0;         // FLOP per byte communicated (0 on one rank)
   bool compute_bound = false;   // T_math >= T_comm (medians)
   OverlapEfficiency overlap;    // with --overlap
+  // Each rank's summary per measurement (t_math, t_comm, t_step and with
+  // --overlap t_overlap; timing/stragglers.h), and the rank named in the
+  // measurement where it stands out most, if any does.
+  std::vector<std::pair<std::string, std::vector<RankSummary>>> ranks;
+  std::optional<PointStraggler> straggler;
 };
 
 struct SweepAnalysis {

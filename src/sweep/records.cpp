@@ -6,11 +6,7 @@
 namespace shardroof::sweep {
 
 void merge_point(PointRecord& into, const PointRecord& more) {
-  const auto join = [](TimeStats& a, const TimeStats& b) {
-    std::vector<double> all = a.samples;
-    all.insert(all.end(), b.samples.begin(), b.samples.end());
-    a = summarize(std::move(all));
-  };
+  const auto join = [](TimeStats& a, const TimeStats& b) { a = joined(a, b); };
   // The GEMM's FLOPs (2*B*ceil(D/N)*F), recovered from either record.
   const double flops = more.flops_per_s * more.t_math.median;
   join(into.t_math, more.t_math);

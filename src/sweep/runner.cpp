@@ -5,6 +5,7 @@
 
 #include "collectives/blocks.h"
 #include "sweep/operands.h"
+#include "trace/clock_sync.h"
 #include "util/mpi_session.h"
 
 namespace shardroof::sweep {
@@ -61,6 +62,9 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
   auto collective = setup_.make(plan_.kind, plan_.impl, ring);
   auto clock = backend_.make_clock();
+  // Arrival skews are taken on rank 0's clock, estimated afresh at each
+  // point so that clocks drifting apart over a long run do not add up.
+  const AlignedClock aligned = trace::aligned_clock(comm_);
   // A span keeps its name as a pointer: to_string views a string literal.
   const char* kind_name = coll::to_string(plan_.kind).data();
   const auto run_gemm = [&] {
@@ -82,7 +86,7 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
           coll::TraceSpan iteration(tracer, "iteration", "iteration");
           body();
         },
-        trace::record_last_iteration(trace_, timing));
+        trace::record_last_iteration(trace_, timing), &aligned);
     if (trace_) {
       trace_->set_recording(false);
       // `auto` picks by size: name what it ran.

@@ -30,6 +30,11 @@ struct TimeStats {
   // clock), of which `samples` holds the maxima. Empty when the statistics
   // were made from bare samples (summarize).
   std::vector<std::vector<double>> per_rank;
+  // Each rank's arrival skew per iteration ([rank][iteration], seconds):
+  // how much later than the earliest rank it entered the timed region
+  // (left the barrier), on the aligned clock (timing/timing.h). Empty when
+  // the measurement had no aligned clock.
+  std::vector<std::vector<double>> per_rank_skew;
 };
 
 // What the output says about how numbers were aggregated (per-iteration mode).
@@ -39,8 +44,14 @@ inline constexpr std::string_view kAggregationNote =
 TimeStats summarize(std::vector<double> samples);
 
 // Every statistic and sample (per-rank ones too) multiplied by `factor` (a
-// round trip halved into a one-way time, say).
+// round trip halved into a one-way time, say). Arrival skews are moments,
+// not durations of the operation: they stay.
 TimeStats scaled(TimeStats stats, double factor);
+
+// The samples of `a` and then of `b` summarized together (a measurement
+// taken again); each rank's times and skews joined likewise, or dropped
+// when the two do not hold the same ranks.
+TimeStats joined(const TimeStats& a, const TimeStats& b);
 
 enum class TimingMode {
   // One call per timed iteration, each after a barrier: the time of a step

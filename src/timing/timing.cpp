@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/mpi_transport.h"
+#include "collectives/trace.h"
 #include "util/watchdog.h"
 
 namespace shardroof {
@@ -43,6 +44,24 @@ TimeStats scaled(TimeStats stats, double factor) {
   return stats;
 }
 
+TimeStats joined(const TimeStats& a, const TimeStats& b) {
+  std::vector<double> all = a.samples;
+  all.insert(all.end(), b.samples.begin(), b.samples.end());
+  TimeStats out = summarize(std::move(all));
+  const auto join = [](const std::vector<std::vector<double>>& x, const std::vector<std::vector<double>>& y) {
+    std::vector<std::vector<double>> both;
+    if (x.size() != y.size()) return both;
+    both = x;
+    for (std::size_t r = 0; r < y.size(); ++r) both[r].insert(both[r].end(), y[r].begin(), y[r].end());
+    return both;
+  };
+  out.per_rank = join(a.per_rank, b.per_rank);
+  out.per_rank_skew = join(a.per_rank_skew, b.per_rank_skew);
+  return out;
+}
+
+double AlignedClock::now() const { return coll::Tracer::now() + offset_s; }
+
 std::string_view to_string(TimingMode mode) {
   return mode == TimingMode::Batched ? "batched" : "per-iteration";
 }
@@ -75,16 +94,31 @@ namespace {
 
 // Per-iteration times of one operation.
 struct OpTimes {
-  std::vector<double> slowest;                // max over ranks, per iteration
-  std::vector<std::vector<double>> per_rank;  // [rank][iteration]
+  std::vector<double> slowest;                     // max over ranks, per iteration
+  std::vector<std::vector<double>> per_rank;       // [rank][iteration]
+  std::vector<std::vector<double>> per_rank_skew;  // [rank][iteration]; empty without an aligned clock
 };
+
+// Each rank's arrival less the earliest rank's, per iteration; `arrivals`
+// is [rank][iteration] on the aligned clock.
+std::vector<std::vector<double>> skews_of(std::vector<std::vector<double>> arrivals) {
+  if (arrivals.empty()) return arrivals;
+  for (std::size_t i = 0; i < arrivals.front().size(); ++i) {
+    double first = arrivals.front()[i];
+    for (const auto& rank : arrivals) first = std::min(first, rank[i]);
+    for (auto& rank : arrivals) rank[i] -= first;
+  }
+  return arrivals;
+}
 
 // The one timing loop behind every measurement: each iteration runs ops[0],
 // ops[1], ... in turn, each after its own barrier and timed on its own (in
 // batched mode each as plan.batch back-to-back calls); prepares[k], if
-// given, runs before ops[k]'s barrier, outside the timed region.
+// given, runs before ops[k]'s barrier, outside the timed region. With
+// `aligned`, each rank stamps the moment it enters each timed region.
 std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
-                              const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None) {
+                              const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None,
+                              const AlignedClock* aligned = nullptr) {
   const std::size_t n_ops = ops.size();
   const auto prepare = [&](std::size_t k, int iteration) {
     if (k < prepares.size() && prepares[k]) prepares[k](iteration);
@@ -118,12 +152,16 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   }
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
   std::vector<double> local(n_ops * iters);
+  std::vector<double> arrivals(aligned ? local.size() : 0);
   for (std::size_t i = 0; i < iters; ++i) {
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
       const std::size_t k = rotation == Rotation::Rotate ? (i + turn) % n_ops : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
       prepare(k, static_cast<int>(i));
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+      // The stamp is taken after the barrier, just before the clock starts:
+      // it costs one clock read, outside the timed region.
+      if (aligned) arrivals[k * iters + i] = aligned->now();
       clock.start();
       for (int c = 0; c < calls; ++c) ops[k](static_cast<int>(i));
       local[k * iters + i] = clock.stop() / calls;
@@ -137,6 +175,8 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
                                     MPI_MAX, comm));
   int nranks = 1;
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &nranks));
+  // Every rank's times, and then (with an aligned clock) its arrivals.
+  local.insert(local.end(), arrivals.begin(), arrivals.end());
   std::vector<double> all(local.size() * static_cast<std::size_t>(nranks));
   SHARDROOF_MPI_CHECK(MPI_Allgather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
                                     static_cast<int>(local.size()), MPI_DOUBLE, comm));
@@ -146,10 +186,16 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   };
   for (std::size_t k = 0; k < n_ops; ++k) {
     out[k].slowest.assign(at(slowest, k * iters), at(slowest, (k + 1) * iters));
+    std::vector<std::vector<double>> rank_arrivals;
     for (std::size_t r = 0; r < static_cast<std::size_t>(nranks); ++r) {
       const std::size_t base = r * local.size() + k * iters;
       out[k].per_rank.emplace_back(at(all, base), at(all, base + iters));
+      if (aligned) {
+        const std::size_t stamps = base + n_ops * iters;
+        rank_arrivals.emplace_back(at(all, stamps), at(all, stamps + iters));
+      }
     }
+    out[k].per_rank_skew = skews_of(std::move(rank_arrivals));
   }
   return out;
 }
@@ -157,6 +203,7 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
 TimeStats stats_of(OpTimes times) {
   TimeStats s = summarize(std::move(times.slowest));
   s.per_rank = std::move(times.per_rank);
+  s.per_rank_skew = std::move(times.per_rank_skew);
   return s;
 }
 
@@ -168,8 +215,8 @@ std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock
 }
 
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
-                  const IterationFn& prepare) {
-  return stats_of(std::move(time_ops(comm, plan, clock, {op}, {prepare}).front()));
+                  const IterationFn& prepare, const AlignedClock* aligned) {
+  return stats_of(std::move(time_ops(comm, plan, clock, {op}, {prepare}, Rotation::None, aligned).front()));
 }
 
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
@@ -181,9 +228,10 @@ std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPla
 
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
-                                           const std::vector<IterationFn>& prepares, Rotation rotation) {
+                                           const std::vector<IterationFn>& prepares, Rotation rotation,
+                                           const AlignedClock* aligned) {
   std::vector<TimeStats> out;
-  for (auto& t : time_ops(comm, plan, clock, ops, prepares, rotation)) out.push_back(stats_of(std::move(t)));
+  for (auto& t : time_ops(comm, plan, clock, ops, prepares, rotation, aligned)) out.push_back(stats_of(std::move(t)));
   return out;
 }
 

@@ -5,7 +5,8 @@
 //    slowest rank ends);
 //  - a measurement reports the median, min and max over iterations (and
 //    nearest-rank p95/p99), keeps every sample, and keeps each rank's own
-//    per-iteration times so a straggler can be seen.
+//    per-iteration times and, given an aligned clock, how late each rank
+//    entered each timed iteration, so a straggler can be seen.
 // Two modes: per iteration (one call per barrier, the default) and batched
 // (several back-to-back calls per barrier, the time per call averaged over
 // the batch: what OSU-style and nccl-tests-style benchmarks report).
@@ -43,6 +44,15 @@ class HostClock final : public Clock {
   double t0_ = 0;
 };
 
+// Rank 0's clock as this rank reads it: the trace's monotonic clock
+// (coll::Tracer::now) plus this rank's offset against rank 0, which
+// trace::aligned_clock estimates. Stamps taken on different hosts compare on
+// it; arrival skews are taken on it.
+struct AlignedClock {
+  double offset_s = 0;  // rank 0's time = this rank's Tracer::now() + offset_s
+  double now() const;
+};
+
 using IterationFn = std::function<void(int iteration)>;
 
 // Runs `op(iteration)` plan.warmup times untimed, then plan.iters timed
@@ -59,9 +69,11 @@ std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock
                                     const IterationFn& op, const IterationFn& prepare = {});
 
 // time_iterations followed by summarize; also keeps each rank's own
-// per-iteration times (TimeStats::per_rank).
+// per-iteration times (TimeStats::per_rank) and, with `aligned`, each rank's
+// arrival skew per iteration (TimeStats::per_rank_skew): when it entered the
+// timed region, after the barrier, against the earliest rank, on `aligned`.
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
-                  const IterationFn& prepare = {});
+                  const IterationFn& prepare = {}, const AlignedClock* aligned = nullptr);
 
 // Several operations measured together: each iteration (warm-up or timed)
 // runs ops[0], ops[1], ... in turn, each after its own barrier and timed on
@@ -83,12 +95,14 @@ enum class Rotation {
 };
 
 // time_interleaved followed by summarize, per operation, with each rank's
-// own per-iteration times. prepares[k], if given, runs before each of
+// own per-iteration times (and, with `aligned`, arrival skews, as measure
+// keeps them). prepares[k], if given, runs before each of
 // ops[k]'s iterations (warm-up included: before its warm-up batch in
 // batched mode), outside the timed region, as `prepare` does for measure.
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
                                            const std::vector<IterationFn>& prepares = {},
-                                           Rotation rotation = Rotation::None);
+                                           Rotation rotation = Rotation::None,
+                                           const AlignedClock* aligned = nullptr);
 
 }  // namespace shardroof

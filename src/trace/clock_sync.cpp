@@ -4,6 +4,8 @@
 
 #include "collectives/mpi_transport.h"
 #include "collectives/trace.h"
+#include "util/mpi_session.h"
+#include "util/node.h"
 
 namespace shardroof::trace {
 
@@ -47,6 +49,15 @@ ClockOffset estimate_clock_offset(MPI_Comm comm, int rounds) {
   // still busy with the ping-pongs.
   SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
   return out;
+}
+
+AlignedClock aligned_clock(MPI_Comm comm, int rounds) {
+  const ClockOffset estimate = estimate_clock_offset(comm, rounds);
+  // Ranks on rank 0's host read the same monotonic clock: their offset is
+  // zero, not an estimate that a rank short of CPU time would skew by its
+  // ping-pongs' waits.
+  if (broadcast_string(comm, host_name()) == host_name()) return {0.0};
+  return {estimate.offset_s};
 }
 
 bool mpi_wtime_is_global() {

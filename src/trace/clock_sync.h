@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "timing/timing.h"
 #include "trace/recorder.h"
 
 namespace shardroof::trace {
@@ -22,6 +23,13 @@ namespace shardroof::trace {
 // one after another, `rounds` times each. Returns this rank's estimate
 // (zero offset and round trip on rank 0).
 ClockOffset estimate_clock_offset(MPI_Comm comm, int rounds = 16);
+
+// Collective, outside timed regions: rank 0's clock as this rank reads it
+// (timing/timing.h): on rank 0's host the same clock (offset zero: a Linux
+// monotonic clock is one per host, unless ranks sit in different time
+// namespaces); elsewhere from estimate_clock_offset with `rounds`
+// ping-pongs per rank.
+AlignedClock aligned_clock(MPI_Comm comm, int rounds = 8);
 
 // Whether the MPI library declares MPI_Wtime synchronised across ranks
 // (the MPI_WTIME_IS_GLOBAL attribute of MPI_COMM_WORLD).

@@ -6,12 +6,16 @@
 //   wrong == 0; time_us holds
 //   median = p50 <= p95 <= p99 <= max, the interquartile mean, and each
 //   rank's per-iteration times
-//   (per_rank: one array per rank, settings.iters long); settings.timing
-//   names the timing mode, which the aggregation note matches.
+//   (per_rank: one array per rank, settings.iters long) and arrival skews
+//   (per_rank_skew: the same shape, >= 0, some rank 0 in every iteration);
+//   `ranks` holds each rank's summary (rank, host, time_us, skew_us and
+//   finish_us as p50 <= p95 <= p99), `straggler` is null or names a rank;
+//   settings.timing names the timing mode, which the aggregation note matches.
 // Usage: check_coll_json FILE RANKS COLLECTIVE IMPLS
 //   IMPLS: comma-separated impls expected in the results (e.g. ring,native),
 //          or '*' for any non-empty set.
 // Exit status 0 when every check passes; each failure is printed.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -55,6 +59,43 @@ bool has_all(const nlohmann::json& obj, std::initializer_list<const char*> keys,
     }
   }
   return ok;
+}
+
+// Arrival skews, each rank's summary and the named straggler.
+void check_stragglers(const nlohmann::json& r, int ranks, std::size_t iters, const std::string& where) {
+  const auto& skews = r["time_us"].value("per_rank_skew", nlohmann::json());
+  bool shaped = skews.is_array() && skews.size() == static_cast<std::size_t>(ranks);
+  for (const auto& mine : skews) shaped = shaped && mine.is_array() && mine.size() == iters;
+  if (!shaped) {
+    fail(where, "time_us.per_rank_skew needs each rank's skew of every iteration");
+  } else {
+    for (std::size_t i = 0; i < iters; ++i) {
+      double first = INFINITY;
+      for (const auto& mine : skews) first = std::min(first, mine[i].get<double>());
+      if (first != 0) fail(where, "an iteration's skews do not start at 0 (the earliest rank)");
+    }
+  }
+  const auto& summaries = r.value("ranks", nlohmann::json());
+  if (!summaries.is_array() || summaries.size() != static_cast<std::size_t>(ranks)) {
+    fail(where, "ranks needs one summary per rank");
+    return;
+  }
+  for (int k = 0; k < ranks; ++k) {
+    const auto& s = summaries[static_cast<std::size_t>(k)];
+    if (!has_all(s, {"rank", "host", "time_us", "skew_us", "finish_us"}, where + ".ranks")) continue;
+    if (s["rank"] != k) fail(where, "ranks are not in rank order");
+    for (const char* field : {"time_us", "skew_us", "finish_us"}) {
+      const auto& p = s[field];
+      if (!has_all(p, {"p50", "p95", "p99"}, where + ".ranks." + field)) continue;
+      if (!(p["p50"].get<double>() >= 0 && p["p50"] <= p["p95"] && p["p95"] <= p["p99"]))
+        fail(where, std::string("ranks.") + field + " needs 0 <= p50 <= p95 <= p99");
+    }
+  }
+  const auto& straggler = r.value("straggler", nlohmann::json::object());
+  if (!straggler.is_null() && !(straggler.contains("rank") && straggler["rank"].is_number_integer() &&
+                                straggler["rank"].get<int>() >= 0 && straggler["rank"].get<int>() < ranks &&
+                                straggler.value("slower", 0.0) > 0.10))
+    fail(where, "straggler is neither null nor a rank over 10% slower than the median rank");
 }
 
 }  // namespace
@@ -158,6 +199,7 @@ int main(int argc, char** argv) {
           if (!v.is_number() || v.get<double>() > hi * (1 + 1e-12)) fail(where, "a rank's time exceeds time_us.max");
       }
     }
+    check_stragglers(r, ranks, iters, where);
     // algbw = S / t with t in seconds, in GB/s of 1e9 bytes = bytes / time_us * 1e-3.
     const double algbw = static_cast<double>(bytes) / med * 1e-3;
     const double got_alg = r["algbw_GBps"], got_bus = r["busbw_GBps"];

@@ -4,6 +4,7 @@
 // batched mode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,25 @@ TEST(Measure, KeepsEachRanksOwnTimesBesideTheMaxima) {
   EXPECT_EQ(s.samples, s.per_rank.back());  // the highest rank is the slowest here
   const TimeStats half = scaled(s, 0.5);
   EXPECT_DOUBLE_EQ(half.per_rank.front().front(), 500.0);
+}
+
+TEST(Measure, WithAnAlignedClockKeepsEachRanksArrivalSkew) {
+  const TimingPlan plan{1, 4};
+  CountingClock clock;
+  const AlignedClock aligned;  // one host: the same clock on every rank
+  const TimeStats s = measure(MPI_COMM_WORLD, plan, clock, [](int) {}, {}, &aligned);
+  const auto n = static_cast<std::size_t>(world_size());
+  bool ok = s.per_rank_skew.size() == n;
+  for (std::size_t i = 0; ok && i < 4; ++i) {
+    double first = 1e9;
+    for (const auto& rank : s.per_rank_skew) {
+      ok = ok && rank.size() == 4 && rank[i] >= 0;
+      if (ok) first = std::min(first, rank[i]);
+    }
+    ok = ok && first == 0;  // skews count from the earliest rank
+  }
+  EXPECT_ALL_RANKS(ok, "per_rank_skew is not each rank's arrival after the earliest one");
+  EXPECT_TRUE(measure(MPI_COMM_WORLD, plan, clock, [](int) {}).per_rank_skew.empty());
 }
 
 // A clock that reports how many calls ran since start(), in seconds.

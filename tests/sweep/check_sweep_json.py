@@ -54,6 +54,23 @@ def check_overlap(p, k):
         fail(f"D={p['D']}: overlap_efficiency {p['overlap_efficiency']} != {mine} from the times")
 
 
+def check_ranks(p, n):
+    """Each rank's summary per measurement, and the named straggler."""
+    ranks = p.get("ranks")
+    if not isinstance(ranks, list) or [r.get("rank") for r in ranks] != list(range(n)):
+        fail(f"D={p['D']}: ranks needs one summary per rank, in rank order")
+    for r in ranks:
+        for t in ("t_math_s", "t_comm_s", "t_step_s") + (("t_overlap_s",) if "t_overlap_s" in p else ()):
+            for q in ("time_s", "skew_s", "finish_s"):
+                v = r.get(t, {}).get(q, {})
+                if not (0 <= v.get("p50", -1) <= v.get("p95", -1) <= v.get("p99", -1)):
+                    fail(f"D={p['D']}: ranks[{r['rank']}].{t}.{q} not 0 <= p50 <= p95 <= p99: {v}")
+    s = p.get("straggler", "missing")
+    if s is not None and not (isinstance(s, dict) and 0 <= s.get("rank", -1) < n and s.get("slower", 0) > 0.10
+                              and s.get("measurement") in ("t_math", "t_comm", "t_step", "t_overlap")):
+        fail(f"D={p['D']}: straggler neither null nor a rank over 10% slower in a measurement: {s}")
+
+
 def main():
     path = sys.argv[1]
     with open(path) as f:
@@ -110,6 +127,7 @@ def main():
         if not close(flops, p["flops_per_s"], 1e-9):
             fail(f"D={p['D']}: flops_per_s {p['flops_per_s']} != {flops}")
         check_overlap(p, st.get("overlap", 1))
+        check_ranks(p, n)
         s_bytes = st["bytes_per_element"]
         factor = 1 if st["collective"] == "all_reduce" else 2
         if n > 1 and not close(p["intensity"], factor * p["D"] / ((n - 1) * s_bytes)):
