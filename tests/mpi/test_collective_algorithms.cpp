@@ -1,5 +1,5 @@
-// The algorithms other than the ring (pairwise, direct, and auto switching
-// between them by a tuning table), and broadcast and all-to-all (ours, auto
+// The algorithms other than the ring (pairwise, direct, hier over 1 and 2
+// ranks per node, and auto switching between them by a tuning table), and broadcast and all-to-all (ours, auto
 // and native), against the exact expected values of the collectives'
 // traits: every collective they
 // implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
@@ -175,6 +175,87 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>
 
 INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
+
+// hier on K ranks per node: consecutive nodes (rank = node * K + local) for
+// both collectives, and for AllReduce also interleaved nodes (rank r on node
+// r % M), which ReduceScatter refuses. Every type with Sum and Avg (Avg
+// divides once, after both levels), float with every op; the
+// million-element count for float.
+struct HierCase {
+  CollectiveKind kind;
+  int ranks_per_node;
+  bool interleaved;
+};
+
+std::vector<int> node_labels(int n, int ranks_per_node, bool interleaved) {
+  std::vector<int> node_of_rank;
+  const int nodes = n / ranks_per_node;
+  for (int r = 0; r < n; ++r) node_of_rank.push_back(interleaved ? r % nodes : r / ranks_per_node);
+  return node_of_rank;
+}
+
+class Hierarchical : public ::testing::TestWithParam<std::tuple<HierCase, DataType>> {};
+
+TEST_P(Hierarchical, MatchExpectedValues) {
+  const auto [c, type] = GetParam();
+  const int n = world_size();
+  if (n % c.ranks_per_node != 0) GTEST_SKIP() << c.ranks_per_node << " ranks per node do not divide " << n;
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  RingOptions plain;
+  plain.node_of_rank = node_labels(n, c.ranks_per_node, c.interleaved);
+  RingOptions small = plain;
+  small.segment_bytes = 4096;
+  std::vector<std::unique_ptr<Collective>> collectives;
+  collectives.push_back(make_collective(Algorithm::Hier, c.kind, transport, memory, plain));
+  collectives.push_back(make_collective(Algorithm::Hier, c.kind, transport, memory, small));
+  std::vector<ReduceOp> ops = {ReduceOp::Sum, ReduceOp::Avg};
+  if (type == DataType::Float) ops.assign(std::begin(kOps), std::end(kOps));
+  std::ostringstream failures;
+  for (const ReduceOp op : ops)
+    check_edge_counts(collectives, c.kind, type, op, 0, type == DataType::Float ? 1048579 : 7919, failures);
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+constexpr HierCase kHierCases[] = {
+    {CollectiveKind::AllReduce, 1, false},     {CollectiveKind::AllReduce, 2, false},
+    {CollectiveKind::AllReduce, 2, true},      {CollectiveKind::ReduceScatter, 1, false},
+    {CollectiveKind::ReduceScatter, 2, false},
+};
+
+std::string hier_name(const ::testing::TestParamInfo<std::tuple<HierCase, DataType>>& info) {
+  const auto& [c, type] = info.param;
+  return std::string(to_string(c.kind)) + "_" + std::to_string(c.ranks_per_node) + "_per_node" +
+         (c.interleaved ? "_interleaved_" : "_") + std::string(to_string(type));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, Hierarchical,
+                         ::testing::Combine(::testing::ValuesIn(kHierCases), ::testing::ValuesIn(kTypes)), hier_name);
+
+// hier refuses what it cannot run, on every rank alike: no node grouping,
+// and ReduceScatter over nodes whose ranks are not consecutive.
+TEST(Hierarchical, RefusesMissingOrInterleavedNodes) {
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  std::ostringstream failures;
+  try {
+    make_collective(Algorithm::Hier, CollectiveKind::AllReduce, transport, memory, {});
+    failures << "ran without a node grouping; ";
+  } catch (const InvalidArgument&) {
+  }
+  if (n == 4) {
+    RingOptions interleaved;
+    interleaved.node_of_rank = node_labels(n, 2, true);
+    try {
+      make_collective(Algorithm::Hier, CollectiveKind::ReduceScatter, transport, memory, interleaved);
+      failures << "reduce_scatter ran over interleaved nodes; ";
+    } catch (const InvalidArgument&) {
+    }
+  }
+  EXPECT_FALSE(supports(Algorithm::Hier, CollectiveKind::AllGather));
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
 
 // Broadcast and AllToAll, whose op is ignored: our algorithm with the
 // default and a small segment size, auto (no table: its fallback), and the
