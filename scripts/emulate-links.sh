@@ -7,10 +7,17 @@
 # against the truth.
 #
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --rate 1 -- link -b 16M -e 32M
+#   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --ranks-per-node 2 --rate 1 -- \
+#       sweep --ranks-per-node 2 --impl hier
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
-# and removes everything again. `test` is the acceptance check (CTest label
+# and removes everything again. With --ranks-per-node K (run only), K
+# consecutive ranks share one namespace, an emulated node with one shaped
+# link to the bridge: ranks of one node reach each other over loopback TCP
+# inside the namespace (unshaped; Open MPI's shared memory would also join
+# ranks of different namespaces, since they share the machine, so it stays
+# off), ranks of different nodes over the shaped link. `test` is the acceptance check (CTest label
 # `emulation`): for each configuration RANKS:RATE (Gbit/s) it runs `link`
 # and the default `sweep` (D = auto, B = F = 1024 floats) with a time
 # budget, and then judges two kinds of checks:
@@ -57,13 +64,14 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,53p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,62p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
 shift
 bin=""
 ranks_list=""
+ranks_per_node=1
 rates_list=""
 configs=""
 out_dir=""
@@ -73,6 +81,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
     --ranks) ranks_list="$2"; shift 2 ;;
+    --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
     --rate|--rates) rates_list="$2"; shift 2 ;;
     --configs) configs="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
@@ -127,9 +136,9 @@ probe() {
 # rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes.
 burst_for() { awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'; }
 
-# setup <ranks> <rate Gbit/s>
+# setup <namespaces> <rate Gbit/s> [ranks per namespace]
 setup() {
-  local n="$1" gbit="$2" burst i ns host_end rank_end
+  local n="$1" gbit="$2" per="${3:-1}" burst i ns host_end rank_end
   burst="$(burst_for "$gbit")"
   ip netns add "$hub"
   namespaces+=("$hub")
@@ -152,10 +161,10 @@ setup() {
     tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${gbit}gbit" burst "$burst" latency "$tbf_latency"
     tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${gbit}gbit" burst "$burst" latency "$tbf_latency"
   done
-  # Each rank enters its own namespace: mpirun starts this wrapper.
+  # Each rank enters its namespace (its node's: rank / per): mpirun starts this wrapper.
   cat > "$work/enter-rank-ns.sh" <<WRAP
 #!/usr/bin/env bash
-exec ip netns exec "${prefix}-r\${OMPI_COMM_WORLD_RANK:?}" "\$@"
+exec ip netns exec "${prefix}-r\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))" "\$@"
 WRAP
   chmod +x "$work/enter-rank-ns.sh"
 }
@@ -177,8 +186,11 @@ if [[ "$mode" == run ]]; then
   n="${ranks_list:-2}"
   gbit="${rates_list:-1}"
   gbit="${gbit%gbit}"
-  setup "$n" "$gbit"
-  echo "emulate-links: $n ranks, each on a ${gbit} Gbit/s link (tbf burst $(burst_for "$gbit") B)" >&2
+  [[ "$ranks_per_node" =~ ^[1-9][0-9]*$ && $((n % ranks_per_node)) == 0 ]] \
+    || { echo "--ranks-per-node $ranks_per_node does not divide --ranks $n" >&2; exit 2; }
+  setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node"
+  echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
+    "(tbf burst $(burst_for "$gbit") B)" >&2
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi

@@ -24,15 +24,18 @@
 #include "measure/comm_setup.h"
 #include "report/preset_report.h"
 #include "report/sweep_report.h"
+#include "report/two_level_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/search.h"
+#include "sweep/two_level.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
+#include "util/topology.h"
 
 namespace shardroof {
 namespace {
@@ -56,6 +59,7 @@ struct SweepFlags {
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "auto";
   std::string overlap = "1";
+  int ranks_per_node = 0;
   std::string json;
   std::string csv;
   std::string trace;
@@ -123,7 +127,14 @@ class SweepCommand final : public Command {
         ->capture_default_str();
     app.add_option("--datatype", f_.datatype, "float | double | bfloat16")->capture_default_str();
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
-    app.add_option("--impl", f_.impl, "ring (ours) | native (the library's)")->capture_default_str();
+    app.add_option("--impl", f_.impl,
+                   "ring (ours) | hier (ours, two levels: ring inside each node, rings across nodes) | native (the "
+                   "library's) | auto | pairwise | direct")
+        ->capture_default_str();
+    app.add_option("--ranks-per-node", f_.ranks_per_node,
+                   "Group K consecutive ranks into a node (hier's two levels, the two-level model; emulated "
+                   "nodes); 0: the ranks that share memory")
+        ->capture_default_str();
     app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
     app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
         ->capture_default_str();
@@ -160,8 +171,15 @@ class SweepCommand final : public Command {
     std::optional<ModelHardware> model_hw;
     std::optional<link::ModelLink> link_from;
     const NodeMemory node = node_memory(ctx.mpi.world());
+    Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks, node);
+      topology = with_ranks_per_node(topology, f_.ranks_per_node);
+      plan.ring.node_of_rank = topology.node_of_rank;
+      if (plan.impl == Impl::Hier)
+        if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
+            !why.empty())
+          throw_usage("--impl hier: {}", why);
       if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
@@ -188,7 +206,10 @@ class SweepCommand final : public Command {
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
     out.begin_document(
-        {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
+        {{"ranks", ranks},
+         {"settings", sweep_settings_json(plan, sc)},
+         {"aggregation", kAggregationNote},
+         {"topology", topology_json(topology)}});
     nlohmann::json& doc = out.document();
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
@@ -205,6 +226,16 @@ class SweepCommand final : public Command {
     }
     if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
+    // Two levels (several nodes of several ranks): each level's link as
+    // hier's phases see it, beside the whole ring's.
+    std::optional<sweep::TwoLevelProbes> levels;
+    if (!link_from) {
+      ctx.progress << "sweep: the ring probe inside the nodes and across them\n" << std::flush;
+      levels = runner.measure_two_level_probes();
+    }
+    if (levels && (levels->intra.wrong > 0 || levels->inter.wrong > 0))
+      return out.exit_status(fmt::format("the two-level ring probe received {} wrong bytes",
+                                         levels->intra.wrong + levels->inter.wrong));
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
     // --model-hw needs only the ceilings: the same shapes on the preset and
@@ -219,6 +250,8 @@ class SweepCommand final : public Command {
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
+    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+      print_two_level(ctx.out, two->shape, two->ceilings, two->prediction, two->sources);
     console.table_header(plan);
 
     std::optional<sweep::CrossoverSearch> search;
@@ -239,6 +272,8 @@ class SweepCommand final : public Command {
       doc["points"] = nlohmann::json::array();
       for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
       doc["crossover"] = crossover_json(analysis, search_report);
+      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+        doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();
@@ -308,6 +343,8 @@ class SweepCommand final : public Command {
     out.finish(csv_text);
     if (out.stopped()) return out.exit_status();
     console.summary(points, analysis, ceilings, plan, search_report);
+    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+      print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
     out.print_written_files();
     long long wrong = 0;
@@ -342,7 +379,7 @@ class SweepCommand final : public Command {
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
     plan.kind = *kind;
     const auto impl = parse_impl(f_.impl);
-    if (!impl) throw_usage("--impl: '{}' is not one of ring, native", f_.impl);
+    if (!impl) throw_usage("--impl: '{}' is not one of ring, hier, native, auto, pairwise, direct", f_.impl);
     plan.impl = *impl;
     const auto backend = parse_backend(f_.backend);
     if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", f_.backend);
