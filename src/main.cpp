@@ -40,17 +40,6 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   return cmds;
 }
 
-// The long names of a subcommand's flags: the keys a config file may use.
-std::vector<std::string> config_keys(const CLI::App& sub) {
-  std::vector<std::string> keys;
-  for (const CLI::Option* opt : sub.get_options()) {
-    for (const auto& name : opt->get_lnames()) {
-      if (name != "help" && name != "config") keys.push_back(name);
-    }
-  }
-  return keys;
-}
-
 // Builds the argument list CLI11 parses: the config file's flags first,
 // then the user's, so the command line wins.
 std::vector<std::string> expand_config(int argc, char** argv, CLI::App& app) {

@@ -37,6 +37,16 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   return best;
 }
 
+std::vector<std::string> config_keys(const CLI::App& command) {
+  std::vector<std::string> keys;
+  for (const CLI::Option* opt : command.get_options()) {
+    for (const auto& name : opt->get_lnames()) {
+      if (name != "help" && name != "config") keys.push_back(name);
+    }
+  }
+  return keys;
+}
+
 namespace {
 
 std::string value_text(const toml::node& node, const std::string& key, const std::string& path) {

@@ -6,10 +6,16 @@
 // override the file.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
 namespace shardroof {
+
+// The long names of a subcommand's flags (every spelling of each, e.g.
+// warmup and warmup_iters): the keys a config file may use.
+std::vector<std::string> config_keys(const CLI::App& command);
 
 // `known_keys`: the command's long flag names (without dashes). Throws
 // UsageError for an unreadable or malformed file (with its line and column)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
@@ -40,24 +41,26 @@ struct CollFlags {
   std::string maxbytes = "8M";
   std::string stepfactor = "4";
   std::string stepbytes = "0";
-  int iters = 20;
-  int warmup = 5;
+  TimingFlags timing{5, 20};
   int check = 1;
-  std::string datatype = "float";
+  ComputeFlags compute;
   std::string op = "sum";
   std::string impl = "all";
-  std::string backend = "cpu";
   std::string transport = "mpi";
   std::string segment_bytes = "auto";
-  std::string timing = "per-iteration";
+  std::string timing_mode = "per-iteration";
   int batch = 20;
   int root = 0;
   int ranks_per_node = 0;
   std::string tuning;
   std::string tune;
-  std::string json;
-  std::string trace;
+  OutputFlags output;
 };
+
+// What --datatype takes: every type the collectives reduce.
+constexpr std::initializer_list<coll::DataType> kDataTypes = {coll::DataType::Float, coll::DataType::Double,
+                                                              coll::DataType::BFloat16, coll::DataType::Half,
+                                                              coll::DataType::Int32};
 
 // Every implementation --tune-to measures (those the setup cannot run are left out).
 constexpr Impl kTunedImpls[] = {Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native};
@@ -96,42 +99,36 @@ class CollCommand final : public Command {
     app.add_option("-e,--maxbytes", f_.maxbytes, "Largest size S in bytes")->capture_default_str();
     app.add_option("-f,--stepfactor", f_.stepfactor, "Multiply the size by this factor each step")->capture_default_str();
     app.add_option("-i,--stepbytes", f_.stepbytes, "Add this many bytes each step instead (0: use -f)")->capture_default_str();
-    app.add_option("-n,--iters", f_.iters, "Timed iterations per size (batches with --timing batched)")->capture_default_str();
-    app.add_option("-w,--warmup_iters", f_.warmup, "Untimed warm-up calls per size")->capture_default_str();
-    app.add_option("-c,--check", f_.check, "Check results after timing (1) or not (0)")->capture_default_str();
-    app.add_option("-d,--datatype", f_.datatype, "float | double | bfloat16 | half | int32")->capture_default_str();
+    add_timing_flags(app, f_.timing);
+    add_check_flag(app, f_.check);
+    add_datatype_flag(app, f_.compute.datatype, kDataTypes);
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
     app.add_option("--impl", f_.impl,
                    "auto | ring | pairwise | direct | hier | native, a comma-separated list, or all (auto, our main "
                    "algorithm and native side by side: auto,ring,native; all_to_all: auto,pairwise,native; "
                    "all_reduce and reduce_scatter over several nodes of several ranks: hier too)")
         ->capture_default_str();
-    app.add_option("--backend", f_.backend, "cpu (host buffers) | cuda (device buffers, one GPU per rank)")->capture_default_str();
+    add_backend_flag(app, f_.compute.backend);
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes,
                    "Segment size of ring and pairwise in bytes, or auto (equal segments no larger than a quarter of "
                    "the L2 cache)")
         ->capture_default_str();
-    app.add_option("--timing", f_.timing,
+    app.add_option("--timing", f_.timing_mode,
                    "per-iteration (a barrier before every call) | batched (--batch back-to-back calls per barrier, "
                    "time per call averaged: what OSU and nccl-tests report)")
         ->capture_default_str();
     app.add_option("--batch", f_.batch, "Calls per timed iteration with --timing batched")->capture_default_str();
     app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
-    app.add_option("--ranks-per-node", f_.ranks_per_node,
-                   "Group K consecutive ranks into a node (hier's two levels; emulated nodes); 0: the ranks that "
-                   "share memory")
-        ->capture_default_str();
+    add_ranks_per_node_flag(app, f_.ranks_per_node);
     app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
     // Not `--tune FILE`: Open MPI's launcher takes `--tune FILE` in a
     // program's arguments (after `-n N`) as its own parameter file.
     app.add_option("--tune-to", f_.tune,
                    "Measure every implementation (native included) at every size and write auto's tuning table to "
                    "FILE; rules of FILE for other rank counts, collectives or sizes are kept");
-    app.add_option("--json", f_.json, "Write the full record (settings, environment, results) to FILE");
-    app.add_option("--trace", f_.trace,
-                   "Write a Chrome trace-event JSON of the last timed iteration of each size to FILE "
-                   "(open it in ui.perfetto.dev)");
+    add_json_flag(app, f_.output);
+    add_trace_flag(app, f_.output);
   }
 
   int run(RunContext& ctx) override {
@@ -153,7 +150,7 @@ class CollCommand final : public Command {
       plan.ring.root = f_.root;
       kinds = make_kinds();
       plan.kind = kinds.front();
-      backend = *parse_backend(f_.backend);
+      backend = backend_flag(f_.compute.backend);
       transport = *parse_transport(f_.transport);
       for (const auto kind : kinds) {
         CollPlan p = plan;
@@ -172,7 +169,7 @@ class CollCommand final : public Command {
         *table = builtin_tuning_table();
       }
     });
-    RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.json, "", f_.trace, false});
+    RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.output.json, "", f_.output.trace, false});
     // The tuning table written is updated in place: checked, never renamed.
     if (!f_.tune.empty()) {
       run_agreed(ctx.mpi.world(), [&] {
@@ -211,7 +208,7 @@ class CollCommand final : public Command {
       p.impls = impls_of[k];
       std::string setup_text;
       for (Impl impl : p.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
-      CollHeader header{fmt::format("{} ({})", setup_text, f_.backend), {}};
+      CollHeader header{fmt::format("{} ({})", setup_text, f_.compute.backend), {}};
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Hier) != p.impls.end())
@@ -266,22 +263,19 @@ class CollCommand final : public Command {
  private:
   CollPlan make_plan() const {
     CollPlan plan;
-    const auto type = coll::parse_datatype(f_.datatype);
-    if (!type) throw_usage("--datatype: unknown '{}' (float, double, bfloat16, half, int32)", f_.datatype);
-    plan.type = *type;
+    plan.type = datatype_flag(f_.compute.datatype, kDataTypes);
     const auto op = coll::parse_reduce_op(f_.op);
     if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
     plan.op = *op;
-    if (!parse_backend(f_.backend)) throw_usage("--backend: unknown '{}' (cpu, cuda)", f_.backend);
+    backend_flag(f_.compute.backend);
     if (!parse_transport(f_.transport)) throw_usage("--transport: unknown '{}' (mpi, nccl)", f_.transport);
-    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
-    if (f_.warmup < 0) throw_usage("--warmup_iters: must be 0 or more, got {}", f_.warmup);
-    if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
-    const auto mode = parse_timing_mode(f_.timing);
-    if (!mode) throw_usage("--timing: unknown '{}' (per-iteration, batched)", f_.timing);
+    const auto mode = parse_timing_mode(f_.timing_mode);
+    if (!mode) throw_usage("--timing: unknown '{}' (per-iteration, batched)", f_.timing_mode);
     if (f_.batch < 1) throw_usage("--batch: must be at least 1, got {}", f_.batch);
-    plan.timing = {f_.warmup, f_.iters, *mode, f_.batch};
-    plan.check = f_.check == 1;
+    plan.timing = timing_plan(f_.timing);
+    plan.timing.mode = *mode;
+    plan.timing.batch = f_.batch;
+    plan.check = check_enabled(f_.check);
     const auto lo = parse_bytes(f_.minbytes, "--minbytes");
     const auto hi = parse_bytes(f_.maxbytes, "--maxbytes");
     const auto step = parse_bytes(f_.stepbytes, "--stepbytes");
@@ -455,17 +449,19 @@ class CollCommand final : public Command {
                 {"mpi_library", mpi_library_version()},
                 {"transport", scope.transport},
                 {"backend", scope.backend},
-                {"datatype", f_.datatype},
+                {"datatype", f_.compute.datatype},
                 {"op", f_.op},
                 {"sizes", sizes},
-                {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing, f_.iters, f_.warmup,
-                                       f_.timing == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
+                {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing_mode, f_.timing.iters,
+                                       f_.timing.warmup,
+                                       f_.timing_mode == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
                 {"load_average", load_average()},
                 {"date", utc_timestamp()},
                 {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
                                         "--backend {} --transport {} --segment-bytes {} --timing {}",
-                                        f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.iters, f_.warmup,
-                                        f_.datatype, f_.op, f_.backend, f_.transport, f_.segment_bytes, f_.timing)}};
+                                        f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.timing.iters,
+                                        f_.timing.warmup, f_.compute.datatype, f_.op, f_.compute.backend, f_.transport,
+                                        f_.segment_bytes, f_.timing_mode)}};
     t.measured.push_back(o);
     for (const auto kind : kinds) {
       std::vector<SizeRanking> rankings;
@@ -527,7 +523,7 @@ class CollCommand final : public Command {
                         {"datatype", coll::to_string(plan.type)},
                         {"op", coll::to_string(plan.op)},
                         {"impl", f_.impl},
-                        {"backend", f_.backend},
+                        {"backend", f_.compute.backend},
                         {"transport", f_.transport},
                         {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
                         {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
 #include "link/alpha_beta_fit.h"
@@ -28,12 +29,11 @@ struct LinkFlags {
   std::string minbytes = "8";
   std::string maxbytes = "8M";
   std::string stepfactor = "4";
-  int iters = 20;
-  int warmup = 3;
+  TimingFlags timing{3, 20};
   std::string pairs = "all";
   std::uint64_t seed = 1;
   int check = 1;
-  std::string json;
+  OutputFlags output;
 };
 
 class LinkCommand final : public Command {
@@ -47,12 +47,11 @@ class LinkCommand final : public Command {
     app.add_option("-b,--minbytes", f_.minbytes, "Smallest message in bytes (K/M/G suffixes)")->capture_default_str();
     app.add_option("-e,--maxbytes", f_.maxbytes, "Largest message in bytes (at most 1G)")->capture_default_str();
     app.add_option("-f,--stepfactor", f_.stepfactor, "Multiply the size by this factor each step")->capture_default_str();
-    app.add_option("-n,--iters", f_.iters, "Timed round trips per size and pair")->capture_default_str();
-    app.add_option("-w,--warmup_iters", f_.warmup, "Untimed warm-up round trips per size and pair")->capture_default_str();
+    add_timing_flags(app, f_.timing);
     app.add_option("--pairs", f_.pairs, "'all' pairs, or how many pairs to sample (for large N)")->capture_default_str();
     app.add_option("--seed", f_.seed, "Seed of the pair sample")->capture_default_str();
-    app.add_option("-c,--check", f_.check, "Check the echoed bytes after timing (1) or not (0)")->capture_default_str();
-    app.add_option("--json", f_.json, "Write the full record (settings, environment, pairs) to FILE");
+    add_check_flag(app, f_.check);
+    add_json_flag(app, f_.output);
   }
 
   int run(RunContext& ctx) override {
@@ -65,7 +64,7 @@ class LinkCommand final : public Command {
       // A send and a receive buffer of the largest message.
       require_memory(node, 2 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
     });
-    RunOutput out = RunOutput::agree(ctx, "link", "pairs", {f_.json, "", "", false});
+    RunOutput out = RunOutput::agree(ctx, "link", "pairs", {f_.output.json, "", "", false});
     const link::Topology topo = link::discover_topology(world);
     const std::size_t total_pairs = static_cast<std::size_t>(nranks) * static_cast<std::size_t>(nranks - 1) / 2;
 
@@ -153,11 +152,8 @@ class LinkCommand final : public Command {
     if (hi > kMaxMessageBytes) throw_usage("--maxbytes: at most {} bytes (1G), got {}", kMaxMessageBytes, hi);
     if (!(factor > 1) && lo != hi) throw_usage("--stepfactor: {} never grows the size (needs > 1)", f_.stepfactor);
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, 0, 1);
-    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
-    if (f_.warmup < 0) throw_usage("--warmup_iters: must be 0 or more, got {}", f_.warmup);
-    if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
-    plan.timing = {f_.warmup, f_.iters};
-    plan.check = f_.check == 1;
+    plan.timing = timing_plan(f_.timing);
+    plan.check = check_enabled(f_.check);
     if (f_.pairs == "all") {
       plan.pairs = link::all_pairs(nranks);
     } else {

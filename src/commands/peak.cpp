@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
@@ -32,12 +33,9 @@ struct PeakFlags {
   std::string k = "16,32,64,128,256,512,1024";
   std::string memory_bytes = "32M";
   std::uint64_t reduce_elements = 1 << 20;
-  std::string backend = "cpu";
-  int threads = 1;
-  int tf32 = 0;
-  int warmup = 2;
-  int iters = 10;
-  std::string json;
+  ComputeFlags compute;
+  TimingFlags timing{2, 10};
+  OutputFlags output;
 };
 
 struct PeakPlan {
@@ -86,13 +84,10 @@ class PeakCommand final : public Command {
     app.add_option("--reduce-elements", f_.reduce_elements,
                    "Elements of the local reduction dst = a + b (on a GPU at least 8x its L2 per array)")
         ->capture_default_str();
-    app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
-    app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
-    app.add_option("--tf32", f_.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), "
-                   "0: IEEE float")->capture_default_str();
-    app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
-    app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
-    app.add_option("--json", f_.json, "Write the full record to FILE");
+    add_backend_flag(app, f_.compute.backend);
+    add_gemm_flags(app, f_.compute);
+    add_timing_flags(app, f_.timing);
+    add_json_flag(app, f_.output);
   }
 
   int run(RunContext& ctx) override {
@@ -102,12 +97,12 @@ class PeakCommand final : public Command {
       plan = make_plan();
       require_largest_step_memory(memory, plan);
     });
-    RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.json, "", "", false});
+    RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.output.json, "", "", false});
     std::unique_ptr<ComputeBackend> backend;
     run_agreed(ctx.mpi.world(), [&] {
-      backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
+      backend = make_compute_backend(plan.backend, {plan.threads, f_.compute.tf32 == 1}, ctx.mpi.world());
       for (const auto t : plan.types)
-        if (!backend->supports(t)) throw_usage("--datatypes: the {} backend has no {} GEMM", f_.backend, coll::to_string(t));
+        if (!backend->supports(t)) throw_usage("--datatypes: the {} backend has no {} GEMM", f_.compute.backend, coll::to_string(t));
     });
     const NodeComm node_comm(ctx.mpi.world());
     const MPI_Comm node = node_comm.get();
@@ -244,16 +239,10 @@ class PeakCommand final : public Command {
     plan.memory_elements = std::max<std::size_t>(parse_count(f_.memory_bytes, "--memory-bytes") / sizeof(double), 1);
     if (f_.reduce_elements < 1) throw_usage("--reduce-elements: must be at least 1");
     plan.reduce_elements = f_.reduce_elements;
-    const auto backend = parse_backend(f_.backend);
-    if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", f_.backend);
-    plan.backend = *backend;
-    if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
-    plan.threads = f_.threads;
-    if (f_.tf32 != 0 && f_.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", f_.tf32);
-    if (f_.tf32 == 1 && plan.backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
-    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
-    if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
-    plan.timing = {f_.warmup, f_.iters};
+    plan.backend = backend_flag(f_.compute.backend);
+    check_gemm_flags(f_.compute, plan.backend);
+    plan.threads = f_.compute.threads;
+    plan.timing = timing_plan(f_.timing);
     return plan;
   }
 

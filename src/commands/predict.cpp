@@ -12,6 +12,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
 #include "model/checked_prediction.h"
@@ -39,7 +40,7 @@ struct PredictFlags {
   std::string B = "1024";
   std::string F = "1024";
   std::string D;
-  std::string json;
+  OutputFlags output;
   bool list = false;
   int nodes = 0;
   int ranks_per_node = 0;
@@ -111,13 +112,12 @@ class PredictCommand final : public Command {
     app.add_option("--reduce-rate", f_.reduce_rate,
                    "Elements per second one rank reduces (g = 1/rate; default: ignore the reduction)");
     ranks_opt_ = app.add_option("--ranks", f_.ranks, "N: number of ranks the matmul is sharded over")->capture_default_str();
-    app.add_option("--datatype", f_.datatype, "double | float | bfloat16 | half | int8 (sets s)")
-        ->capture_default_str();
+    add_datatype_flag(app, f_.datatype, "double | float | bfloat16 | half | int8 (sets s)");
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
     app.add_option("--B", f_.B, "Rows of X and Z (K/M suffixes)")->capture_default_str();
     app.add_option("--F", f_.F, "Columns of Y and Z (K/M suffixes)")->capture_default_str();
     app.add_option("--D", f_.D, "D values for the table: 1024,4096 or lo:hi:xK or lo:hi:+K (default: around D*)");
-    app.add_option("--json", f_.json, "Write the prediction (inputs, D*, points) to FILE");
+    add_json_flag(app, f_.output);
     app.add_flag("--list", f_.list, "List the hardware presets and their links, then exit");
     app.add_option("--nodes", f_.nodes,
                    "M: nodes of --ranks-per-node ranks each (N = M*K): the two-level model, flat ring against "
@@ -141,7 +141,7 @@ class PredictCommand final : public Command {
     }
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
-    RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.json, "", "", false});
+    RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
     print_report(ctx.out, plan, plan.prediction);
     nlohmann::json doc = to_json(plan, plan.prediction);
     if (const auto& t = plan.two_level) {
@@ -159,7 +159,7 @@ class PredictCommand final : public Command {
   PredictPlan make_plan() const {
     PredictPlan plan;
     const int size = model::datatype_size(f_.datatype);
-    if (size == 0) throw_usage("--datatype: unknown '{}' (double, float, bfloat16, half, int8)", f_.datatype);
+    if (size == 0) throw_usage("--datatype: '{}' is not one of double, float, bfloat16, half, int8", f_.datatype);
     plan.datatype = f_.datatype;
     plan.shape.bytes_per_elem = size;
     if (f_.collective == "all_reduce") {

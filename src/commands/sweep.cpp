@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
@@ -40,29 +41,24 @@
 namespace shardroof {
 namespace {
 
-// The flags as typed; their defaults come from configs/default.toml (built in).
+// The flags as typed; their defaults are configs/default.toml's (built in,
+// and set again from it by apply_builtin_defaults).
 struct SweepFlags {
   std::uint64_t B = 1024;
   std::uint64_t F = 1024;
   std::string D = "auto";
   std::string budget_s = "40";
-  std::string datatype = "float";
+  ComputeFlags compute;
   std::string collective = "all_reduce";
   std::string impl = "ring";
-  std::string backend = "cpu";
   std::string transport = "mpi";
-  int threads = 1;
-  int tf32 = 0;
-  int warmup = 2;
-  int iters = 10;
+  TimingFlags timing{2, 10};
   int check = 1;
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "auto";
   std::string overlap = "1";
   int ranks_per_node = 0;
-  std::string json;
-  std::string csv;
-  std::string trace;
+  OutputFlags output;
   std::string model_hw;
   std::string model_link;
   std::string link_from;
@@ -90,6 +86,10 @@ void apply_builtin_defaults(CLI::App& app) {
     opt->run_callback_for_default()->default_val(toml_value_text(value));
   }
 }
+
+// What --datatype takes: the types with a GEMM.
+constexpr std::initializer_list<coll::DataType> kDataTypes = {coll::DataType::Float, coll::DataType::Double,
+                                                              coll::DataType::BFloat16};
 
 // What `--D auto` times on one rank.
 constexpr const char* kOneRankD = "16:1024:x2";
@@ -125,38 +125,30 @@ class SweepCommand final : public Command {
                    "With --D auto: seconds the whole run may take; the search starts no measurement that would "
                    "end later")
         ->capture_default_str();
-    app.add_option("--datatype", f_.datatype, "float | double | bfloat16")->capture_default_str();
+    add_datatype_flag(app, f_.compute.datatype, kDataTypes);
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
     app.add_option("--impl", f_.impl,
                    "ring (ours) | hier (ours, two levels: ring inside each node, rings across nodes) | native (the "
                    "library's) | auto | pairwise | direct")
         ->capture_default_str();
-    app.add_option("--ranks-per-node", f_.ranks_per_node,
-                   "Group K consecutive ranks into a node (hier's two levels, the two-level model; emulated "
-                   "nodes); 0: the ranks that share memory")
-        ->capture_default_str();
-    app.add_option("--backend", f_.backend, "cpu (OpenBLAS) | cuda (cuBLAS, where built)")->capture_default_str();
+    add_ranks_per_node_flag(app, f_.ranks_per_node);
+    add_backend_flag(app, f_.compute.backend);
     app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
         ->capture_default_str();
-    app.add_option("--threads", f_.threads, "BLAS threads per rank")->capture_default_str();
-    app.add_option("--tf32", f_.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), "
-                   "0: IEEE float")->capture_default_str();
-    app.add_option("--warmup", f_.warmup, "Untimed warm-up iterations per measurement")->capture_default_str();
-    app.add_option("--iters", f_.iters, "Timed iterations per measurement")->capture_default_str();
-    app.add_option("--check", f_.check, "Check the distributed Z at every point (1) or not (0)")->capture_default_str();
+    add_gemm_flags(app, f_.compute);
+    add_timing_flags(app, f_.timing);
+    add_check_flag(app, f_.check);
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
     app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes, or auto (from the block size)")->capture_default_str();
     app.add_option("--overlap", f_.overlap,
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
                    "chunk's GEMM (T_overlap and the overlap efficiency); 1: not")
         ->capture_default_str();
-    app.add_option("--json", f_.json, "Write the full record to FILE (rewritten after every point)");
+    add_json_flag(app, f_.output);
     app.add_option("--link-from", f_.link_from,
                    "Take the book model's W and alpha from a `shardroof link --json` FILE instead of the ring probe");
-    app.add_option("--csv", f_.csv, "Write one row per point to FILE (rewritten after every point)");
-    app.add_option("--trace", f_.trace,
-                   "Write a Chrome trace-event JSON of the last timed iteration of T_math, T_comm, T_step (and "
-                   "T_overlap) at every D to FILE (open it in ui.perfetto.dev)");
+    add_csv_flag(app, f_.output);
+    add_trace_flag(app, f_.output);
     app.add_option("--model-hw", f_.model_hw,
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
@@ -184,13 +176,13 @@ class SweepCommand final : public Command {
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
     });
-    RunOutput out = RunOutput::agree(ctx, "sweep", "points", {f_.json, f_.csv, f_.trace, true});
+    RunOutput out = RunOutput::agree(ctx, "sweep", "points", {f_.output.json, f_.output.csv, f_.output.trace, true});
     std::unique_ptr<ComputeBackend> backend;
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] {
-      backend = make_compute_backend(plan.backend, {plan.threads, f_.tf32 == 1}, ctx.mpi.world());
+      backend = make_compute_backend(plan.backend, {plan.threads, f_.compute.tf32 == 1}, ctx.mpi.world());
       if (!backend->supports(plan.type))
-        throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.backend);
+        throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.compute.backend);
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
     });
 
@@ -270,7 +262,7 @@ class SweepCommand final : public Command {
       if (!ctx.mpi.is_root()) return;
       doc["ceilings"] = ceilings_json(ceilings, analysis);
       doc["points"] = nlohmann::json::array();
-      for (const auto& p : points) doc["points"].push_back(point_json(p, analysis, ceilings, plan));
+      for (std::size_t i = 0; i < points.size(); ++i) doc["points"].push_back(point_json(points[i], analysis.points[i]));
       doc["crossover"] = crossover_json(analysis, search_report);
       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
         doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
@@ -278,7 +270,7 @@ class SweepCommand final : public Command {
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();
     };
-    const auto csv_text = [&] { return sweep_csv(points, analysis, ceilings, plan); };
+    const auto csv_text = [&] { return sweep_csv(points, analysis, plan); };
     const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
     const auto publish = [&] {
       update_document();
@@ -296,9 +288,9 @@ class SweepCommand final : public Command {
         sweep::merge_point(*it, rec);
       else
         it = points.insert(it, std::move(rec));
-      const sweep::PointRecord shown = *it;
+      const auto shown = static_cast<std::size_t>(it - points.begin());
       analysis = sweep::analyze(plan, ranks, ceilings, points);
-      console.row(shown, analysis, ceilings);
+      console.row(points[shown], analysis.points[shown]);
     };
 
     if (!plan.search) {
@@ -369,11 +361,7 @@ class SweepCommand final : public Command {
       for (const auto d : plan.D)
         if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
     }
-    const auto type = coll::parse_datatype(f_.datatype);
-    if (!type || (*type != coll::DataType::Float && *type != coll::DataType::Double &&
-                  *type != coll::DataType::BFloat16))
-      throw_usage("--datatype: '{}' is not one of float, double, bfloat16", f_.datatype);
-    plan.type = *type;
+    plan.type = datatype_flag(f_.compute.datatype, kDataTypes);
     const auto kind = coll::parse_collective(f_.collective);
     if (!kind || (*kind != coll::CollectiveKind::AllReduce && *kind != coll::CollectiveKind::ReduceScatter))
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
@@ -381,21 +369,14 @@ class SweepCommand final : public Command {
     const auto impl = parse_impl(f_.impl);
     if (!impl) throw_usage("--impl: '{}' is not one of ring, hier, native, auto, pairwise, direct", f_.impl);
     plan.impl = *impl;
-    const auto backend = parse_backend(f_.backend);
-    if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", f_.backend);
-    plan.backend = *backend;
+    plan.backend = backend_flag(f_.compute.backend);
     const auto transport = parse_transport(f_.transport);
     if (!transport) throw_usage("--transport: '{}' is not one of mpi, nccl", f_.transport);
     plan.transport = *transport;
-    if (f_.threads < 1) throw_usage("--threads: must be at least 1, got {}", f_.threads);
-    plan.threads = f_.threads;
-    if (f_.tf32 != 0 && f_.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", f_.tf32);
-    if (f_.tf32 == 1 && plan.backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
-    if (f_.iters < 1) throw_usage("--iters: must be at least 1, got {}", f_.iters);
-    if (f_.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", f_.warmup);
-    plan.timing = {f_.warmup, f_.iters};
-    if (f_.check != 0 && f_.check != 1) throw_usage("--check: must be 0 or 1, got {}", f_.check);
-    plan.check = f_.check == 1;
+    check_gemm_flags(f_.compute, plan.backend);
+    plan.threads = f_.compute.threads;
+    plan.timing = timing_plan(f_.timing);
+    plan.check = check_enabled(f_.check);
     plan.seed = f_.seed;
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     const double overlap = parse_number(f_.overlap, "--overlap");

@@ -23,9 +23,7 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-std::string bound_name(const sweep::PointRecord& p) {
-  return sweep::compute_bound(p) ? "compute" : "communication";
-}
+std::string bound_name(const sweep::PointDerived& d) { return d.compute_bound ? "compute" : "communication"; }
 
 std::string check_text(const sweep::PointCheck& c) {
   if (!c.checked) return "off";
@@ -56,10 +54,6 @@ std::string efficiency_text(const sweep::OverlapEfficiency& e) {
 }
 
 std::string fmt_d(double d) { return d >= 100 ? fmt::format("{:.0f}", d) : fmt::format("{:.1f}", d); }
-
-double frac_peak(const sweep::PointRecord& p, const sweep::RunCeilings& c) {
-  return c.peak_gemm.flops_per_s > 0 ? p.flops_per_s / c.peak_gemm.flops_per_s : 0;
-}
 
 }  // namespace
 
@@ -135,8 +129,7 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
   };
 }
 
-nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c,
-                          const sweep::SweepPlan& plan) {
+nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d) {
   nlohmann::json j = {{"D", p.D},
                       {"shard", p.shard_max},
                       {"iterations", p.iterations},
@@ -144,13 +137,13 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysi
                       {"t_comm_s", stats_json(p.t_comm)},
                       {"t_step_s", stats_json(p.t_step)},
                       {"flops_per_s", p.flops_per_s},
-                      {"frac_peak", frac_peak(p, c)},
-                      {"step_flops_per_s", sweep::step_flops_per_s(plan, p)},
-                      {"intensity", sweep::intensity(a, p)},
-                      {"bound", bound_name(p)},
+                      {"frac_peak", d.frac_peak},
+                      {"step_flops_per_s", d.step_flops_per_s},
+                      {"intensity", d.intensity},
+                      {"bound", bound_name(d)},
                       {"check", check_json(p.check)}};
   if (p.t_overlap) {
-    const auto e = sweep::overlap_efficiency(p);
+    const auto& e = d.overlap;
     j["t_overlap_s"] = stats_json(*p.t_overlap);
     j["overlap_efficiency"] = optional_json(e.value);
     if (!e.value) j["overlap_efficiency_undefined"] = e.undefined;
@@ -221,23 +214,24 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
 }
 
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
-                      const sweep::RunCeilings& c, const sweep::SweepPlan& plan) {
+                      const sweep::SweepPlan& plan) {
   const bool overlap = plan.overlap > 1;
   std::string out =
       "D,shard,iterations,t_math_median_s,t_math_min_s,t_math_max_s,t_comm_median_s,t_comm_min_s,t_comm_max_s,"
       "t_step_median_s,t_step_min_s,t_step_max_s,flops_per_s,frac_peak,step_flops_per_s,intensity,bound,check";
   if (overlap) out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check";
   out += "\n";
-  for (const auto& p : points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const sweep::PointRecord& p = points[i];
+    const sweep::PointDerived& d = a.points.at(i);
     out += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.4f},{:.6g},"
                        "{:.6g},{},{}",
                        p.D, p.shard_max, p.iterations, p.t_math.median, p.t_math.min, p.t_math.max, p.t_comm.median,
                        p.t_comm.min, p.t_comm.max, p.t_step.median, p.t_step.min, p.t_step.max, p.flops_per_s,
-                       frac_peak(p, c), sweep::step_flops_per_s(plan, p), sweep::intensity(a, p), bound_name(p),
-                       check_text(p.check));
+                       d.frac_peak, d.step_flops_per_s, d.intensity, bound_name(d), check_text(p.check));
     if (overlap && p.t_overlap) {
       // An undefined efficiency is an empty field.
-      const auto e = sweep::overlap_efficiency(p);
+      const auto& e = d.overlap;
       out += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", p.t_overlap->median, p.t_overlap->min, p.t_overlap->max,
                          e.value ? fmt::format("{:.6g}", *e.value) : std::string(), check_text(p.overlap_check));
     }
@@ -322,14 +316,13 @@ void SweepConsoleReporter::table_header(const sweep::SweepPlan& plan) {
   out_ << fmt::format(" {:>9} {:>6} {:>10} {:>13} {:>6}\n", "GFLOP/s", "%peak", "intensity", "bound", "check");
 }
 
-void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a,
-                               const sweep::RunCeilings& c) {
+void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::PointDerived& d) {
   out_ << fmt::format("{:>8} {:>7} {:>5} {:>11.4f} {:>11.4f} {:>11.4f}", p.D, p.shard_max, p.iterations,
                       p.t_math.median * 1e3, p.t_comm.median * 1e3, p.t_step.median * 1e3);
   if (p.t_overlap)
-    out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, efficiency_text(sweep::overlap_efficiency(p)));
-  out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.flops_per_s / 1e9, 100 * frac_peak(p, c),
-                      sweep::intensity(a, p), bound_name(p), combined_check_text(p))
+    out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, efficiency_text(d.overlap));
+  out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>6}\n", p.flops_per_s / 1e9, 100 * d.frac_peak,
+                      d.intensity, bound_name(d), combined_check_text(p))
        << std::flush;
 }
 
@@ -440,12 +433,13 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
   }
   if (!points.empty()) {
     // The largest D, whatever order the points were measured in.
-    const auto& last = *std::max_element(points.begin(), points.end(),
-                                         [](const auto& x, const auto& y) { return x.D < y.D; });
+    const auto last = std::max_element(points.begin(), points.end(),
+                                       [](const auto& x, const auto& y) { return x.D < y.D; });
     const double peak = c.peak_gemm.flops_per_s;
     if (peak > 0)
-      s += fmt::format("\nat the largest D ({}), {:.0f}% of peak ({:.0f}% for the GEMM alone).", last.D,
-                       100 * sweep::step_flops_per_s(plan, last) / peak, 100 * last.flops_per_s / peak);
+      s += fmt::format("\nat the largest D ({}), {:.0f}% of peak ({:.0f}% for the GEMM alone).", last->D,
+                       100 * a.points.at(static_cast<std::size_t>(last - points.begin())).step_flops_per_s / peak,
+                       100 * last->flops_per_s / peak);
   }
   if (search.search) {
     std::size_t distinct = 0;
@@ -454,7 +448,7 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
                      search.search->log().size(), distinct, search.elapsed_s, search.stop.why);
   }
   if (plan.overlap > 1 && !points.empty()) {
-    if (const auto spread = sweep::overlap_efficiency_spread(points)) {
+    if (const auto& spread = a.overlap_spread) {
       s += fmt::format("\noverlap in {} chunks hid a median {:.0f}% of the hideable time (T_step - max(T_math, "
                        "T_comm)) over the {} point{} where it is defined (min {:.0f}%, max {:.0f}%).",
                        plan.overlap, 100 * spread->median, spread->points, spread->points == 1 ? "" : "s",

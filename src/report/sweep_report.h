@@ -34,12 +34,13 @@ struct SearchReport {
 
 nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepContext& ctx);
 nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a);
-nlohmann::json point_json(const sweep::PointRecord& p, const sweep::SweepAnalysis& a,
-                          const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+// A point and what the analysis derived from it (SweepAnalysis::points).
+nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d);
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
 
+// `a` analysed `points`: a.points holds one entry per point, in order.
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
-                      const sweep::RunCeilings& c, const sweep::SweepPlan& plan);
+                      const sweep::SweepPlan& plan);
 
 class SweepConsoleReporter {
  public:
@@ -47,7 +48,7 @@ class SweepConsoleReporter {
   void header(const sweep::SweepPlan& plan, const SweepContext& ctx);
   void ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a, const SweepContext& ctx);
   void table_header(const sweep::SweepPlan& plan);
-  void row(const sweep::PointRecord& p, const sweep::SweepAnalysis& a, const sweep::RunCeilings& c);
+  void row(const sweep::PointRecord& p, const sweep::PointDerived& d);
   void summary(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                const sweep::RunCeilings& c, const sweep::SweepPlan& plan, const SearchReport& search = {});
 

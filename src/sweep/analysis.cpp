@@ -34,6 +34,8 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   a.book.latency_s = ceilings.link.alpha_s;
   a.book.reduce_s_per_elem = ceilings.reduce.s_per_elem;
   a.t_comm_book_s = model::t_comm(a.shape, a.book);
+  for (const auto& p : points) a.points.push_back(derive_point(plan, a.shape, ceilings, p));
+  a.overlap_spread = overlap_efficiency_spread(points);
   std::vector<double> D, tm, tc, C;
   std::vector<const PointRecord*> used;
   for (const auto& p : points) {
@@ -118,17 +120,18 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   return a;
 }
 
-double intensity(const SweepAnalysis& a, const PointRecord& p) {
-  if (a.shape.ranks < 2) return 0;
-  return model::intensity(a.shape, static_cast<double>(p.D));
-}
-
-bool compute_bound(const PointRecord& p) { return p.t_math.median >= p.t_comm.median; }
-
-double step_flops_per_s(const SweepPlan& plan, const PointRecord& p) {
+PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const RunCeilings& ceilings,
+                          const PointRecord& p) {
+  PointDerived d;
+  const double peak = ceilings.peak_gemm.flops_per_s;
+  d.frac_peak = peak > 0 ? p.flops_per_s / peak : 0;
   const double flops = 2.0 * static_cast<double>(plan.B) * static_cast<double>(p.shard_max) *
                        static_cast<double>(plan.F);
-  return p.t_step.median > 0 ? flops / p.t_step.median : 0;
+  d.step_flops_per_s = p.t_step.median > 0 ? flops / p.t_step.median : 0;
+  d.intensity = shape.ranks < 2 ? 0 : model::intensity(shape, static_cast<double>(p.D));
+  d.compute_bound = p.t_math.median >= p.t_comm.median;
+  d.overlap = overlap_efficiency(p);
+  return d;
 }
 
 OverlapEfficiency overlap_efficiency(const PointRecord& p) {

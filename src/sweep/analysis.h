@@ -44,6 +44,35 @@ struct ErrorBudget {
   double residual = 0;            // what the two factors leave unexplained
 };
 
+// sweep --overlap: how much of the time that overlap could hide it hid,
+//   (T_step - T_overlap) / (T_step - max(T_math, T_comm))   (medians)
+// 1: T_overlap reached max(T_math, T_comm); 0: nothing hidden; below 0: the
+// chunked step was slower than the plain one. Undefined (no value, and
+// `undefined` says why) without an overlapped step, or when the
+// denominator is below kMinHideableFraction of T_step: then there is nothing
+// measurable to hide, and the ratio of two noise-sized differences would
+// mean nothing.
+inline constexpr double kMinHideableFraction = 0.01;
+struct OverlapEfficiency {
+  std::optional<double> value;
+  std::string undefined;  // why there is no value
+};
+
+// The defined efficiencies over the points: how many, median, min, max.
+struct EfficiencySpread {
+  int points = 0;
+  double median = 0, min = 0, max = 0;
+};
+
+// What the analysis derives from one point, for the reports to print.
+struct PointDerived {
+  double frac_peak = 0;         // the GEMM's rate / C_peak (0 without C_peak)
+  double step_flops_per_s = 0;  // useful FLOPs of the slowest shard per second of the whole step
+  double intensity = 0;         // FLOP per byte communicated (0 on one rank)
+  bool compute_bound = false;   // T_math >= T_comm (medians)
+  OverlapEfficiency overlap;    // with --overlap
+};
+
 struct SweepAnalysis {
   model::Shape shape;
   model::Ceilings book;        // C_peak, M; W and alpha of the link; g
@@ -70,6 +99,10 @@ struct SweepAnalysis {
   std::optional<double> rel_error;       // (D_predicted - D_empirical) / D_empirical
   std::optional<double> book_rel_error;  // (D_book - D_empirical) / D_empirical
   std::optional<ErrorBudget> budget;
+  // One per point, in the points' order.
+  std::vector<PointDerived> points;
+  // Over the points' defined overlap efficiencies (none without one).
+  std::optional<EfficiencySpread> overlap_spread;
   // C_peak / W_eff: compute-bound iff the intensity exceeds it; (N-1)*s
   // times it (AllReduce; half for ReduceScatter) is D_peak.
   double critical_intensity() const;
@@ -79,32 +112,10 @@ struct SweepAnalysis {
 SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceilings,
                       const std::vector<PointRecord>& points);
 
-// Per-point derived numbers.
-double intensity(const SweepAnalysis& a, const PointRecord& p);
-bool compute_bound(const PointRecord& p);
-// Useful FLOPs of the slowest shard per second of the whole step.
-double step_flops_per_s(const SweepPlan& plan, const PointRecord& p);
-
-// sweep --overlap: how much of the time that overlap could hide it hid,
-//   (T_step - T_overlap) / (T_step - max(T_math, T_comm))   (medians)
-// 1: T_overlap reached max(T_math, T_comm); 0: nothing hidden; below 0: the
-// chunked step was slower than the plain one. Undefined (no value, and
-// `undefined` says why) without an overlapped step, or when the
-// denominator is below kMinHideableFraction of T_step: then there is nothing
-// measurable to hide, and the ratio of two noise-sized differences would
-// mean nothing.
-inline constexpr double kMinHideableFraction = 0.01;
-struct OverlapEfficiency {
-  std::optional<double> value;
-  std::string undefined;  // why there is no value
-};
+// One point's derived numbers (analyze fills SweepAnalysis::points with them).
+PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const RunCeilings& ceilings,
+                          const PointRecord& p);
 OverlapEfficiency overlap_efficiency(const PointRecord& p);
-
-// The defined efficiencies over the points: how many, median, min, max.
-struct EfficiencySpread {
-  int points = 0;
-  double median = 0, min = 0, max = 0;
-};
 std::optional<EfficiencySpread> overlap_efficiency_spread(const std::vector<PointRecord>& points);
 
 }  // namespace shardroof::sweep

@@ -178,7 +178,9 @@ INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
 
 // hier on K ranks per node: consecutive nodes (rank = node * K + local) for
 // both collectives, and for AllReduce also interleaved nodes (rank r on node
-// r % M), which ReduceScatter refuses. Every type with Sum and Avg (Avg
+// r % M), which ReduceScatter refuses. Where K does not divide the ranks
+// (3 ranks, 2 per node) the unequal nodes must be refused; fewer ranks than
+// K form one node. Every type with Sum and Avg (Avg
 // divides once, after both levels), float with every op; the
 // million-element count for float.
 struct HierCase {
@@ -187,10 +189,13 @@ struct HierCase {
   bool interleaved;
 };
 
+// Node labels of n ranks, K per node; when K does not divide n, consecutive
+// (the last node short of ranks).
 std::vector<int> node_labels(int n, int ranks_per_node, bool interleaved) {
   std::vector<int> node_of_rank;
   const int nodes = n / ranks_per_node;
-  for (int r = 0; r < n; ++r) node_of_rank.push_back(interleaved ? r % nodes : r / ranks_per_node);
+  const bool spread = interleaved && n % ranks_per_node == 0;
+  for (int r = 0; r < n; ++r) node_of_rank.push_back(spread ? r % nodes : r / ranks_per_node);
   return node_of_rank;
 }
 
@@ -199,11 +204,21 @@ class Hierarchical : public ::testing::TestWithParam<std::tuple<HierCase, DataTy
 TEST_P(Hierarchical, MatchExpectedValues) {
   const auto [c, type] = GetParam();
   const int n = world_size();
-  if (n % c.ranks_per_node != 0) GTEST_SKIP() << c.ranks_per_node << " ranks per node do not divide " << n;
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
   RingOptions plain;
   plain.node_of_rank = node_labels(n, c.ranks_per_node, c.interleaved);
+  if (n > c.ranks_per_node && n % c.ranks_per_node != 0) {
+    // Nodes of unequal size cannot pair ranks by local index: refused.
+    bool refused = false;
+    try {
+      make_collective(Algorithm::Hier, c.kind, transport, memory, plain);
+    } catch (const InvalidArgument&) {
+      refused = true;
+    }
+    EXPECT_ALL_RANKS(refused, "hier ran on nodes of unequal size");
+    return;
+  }
   RingOptions small = plain;
   small.segment_bytes = 4096;
   std::vector<std::unique_ptr<Collective>> collectives;

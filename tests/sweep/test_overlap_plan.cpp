@@ -283,18 +283,19 @@ TEST(OverlapEfficiency, FormulaAndWhereItIsUndefined) {
 TEST(OverlapReport, UndefinedEfficiencyIsNullWithAReasonAndAnEmptyCsvField) {
   SweepPlan plan;
   plan.overlap = 4;
-  const SweepAnalysis analysis;
   const RunCeilings ceilings;
   const std::vector<PointRecord> points = {timed_point(2, 1, 3, 2.5), timed_point(2, 1, 2, 2)};
-  const auto defined = point_json(points[0], analysis, ceilings, plan);
+  SweepAnalysis analysis;
+  for (const auto& p : points) analysis.points.push_back(derive_point(plan, analysis.shape, ceilings, p));
+  const auto defined = point_json(points[0], analysis.points[0]);
   EXPECT_DOUBLE_EQ(defined.at("overlap_efficiency").get<double>(), 0.5);
   EXPECT_FALSE(defined.contains("overlap_efficiency_undefined"));
   EXPECT_DOUBLE_EQ(defined.at("t_overlap_s").at("median").get<double>(), 2.5);
-  const auto undefined = point_json(points[1], analysis, ceilings, plan);
+  const auto undefined = point_json(points[1], analysis.points[1]);
   EXPECT_TRUE(undefined.at("overlap_efficiency").is_null());
   EXPECT_FALSE(undefined.at("overlap_efficiency_undefined").get<std::string>().empty());
 
-  const std::string csv = sweep_csv(points, analysis, ceilings, plan);
+  const std::string csv = sweep_csv(points, analysis, plan);
   const auto lines = [&] {
     std::vector<std::string> out;
     std::size_t at = 0;
@@ -312,8 +313,10 @@ TEST(OverlapReport, UndefinedEfficiencyIsNullWithAReasonAndAnEmptyCsvField) {
   // Without --overlap the columns are absent.
   plan.overlap = 1;
   const std::vector<PointRecord> plain = {timed_point(2, 1, 3, std::nullopt)};
-  EXPECT_EQ(sweep_csv(plain, analysis, ceilings, plan).find("overlap"), std::string::npos);
-  EXPECT_FALSE(point_json(plain[0], analysis, ceilings, plan).contains("t_overlap_s"));
+  SweepAnalysis plain_analysis;
+  plain_analysis.points = {derive_point(plan, plain_analysis.shape, ceilings, plain[0])};
+  EXPECT_EQ(sweep_csv(plain, plain_analysis, plan).find("overlap"), std::string::npos);
+  EXPECT_FALSE(point_json(plain[0], plain_analysis.points[0]).contains("t_overlap_s"));
 }
 
 }  // namespace

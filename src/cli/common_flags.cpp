@@ -1,0 +1,104 @@
+#include "cli/common_flags.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace shardroof {
+namespace {
+
+std::string names_of(std::initializer_list<coll::DataType> types, std::string_view separator) {
+  std::string out;
+  for (const auto t : types) out += fmt::format("{}{}", out.empty() ? "" : separator, coll::to_string(t));
+  return out;
+}
+
+}  // namespace
+
+void add_timing_flags(CLI::App& app, TimingFlags& flags) {
+  app.add_option("-w,--warmup,--warmup_iters", flags.warmup,
+                 "Untimed warm-up iterations before each measurement")
+      ->capture_default_str();
+  app.add_option("-n,--iters", flags.iters, "Timed iterations per measurement")->capture_default_str();
+}
+
+TimingPlan timing_plan(const TimingFlags& flags) {
+  if (flags.iters < 1) throw_usage("--iters: must be at least 1, got {}", flags.iters);
+  if (flags.warmup < 0) throw_usage("--warmup: must be 0 or more, got {}", flags.warmup);
+  TimingPlan plan;
+  plan.warmup = flags.warmup;
+  plan.iters = flags.iters;
+  return plan;
+}
+
+void add_check_flag(CLI::App& app, int& check) {
+  app.add_option("-c,--check", check, "Check the results after timing (1) or not (0)")->capture_default_str();
+}
+
+void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node) {
+  app.add_option("--ranks-per-node", ranks_per_node,
+                 "Group K consecutive ranks into a node (hier's two levels, the two-level model; emulated nodes); "
+                 "0: the ranks that share memory")
+      ->capture_default_str();
+}
+
+bool check_enabled(int check) {
+  if (check != 0 && check != 1) throw_usage("--check: must be 0 or 1, got {}", check);
+  return check == 1;
+}
+
+void add_datatype_flag(CLI::App& app, std::string& datatype, std::initializer_list<coll::DataType> choices) {
+  add_datatype_flag(app, datatype, names_of(choices, " | "));
+}
+
+void add_datatype_flag(CLI::App& app, std::string& datatype, const std::string& choices) {
+  app.add_option("-d,--datatype", datatype, "Element type: " + choices)->capture_default_str();
+}
+
+void add_backend_flag(CLI::App& app, std::string& backend) {
+  app.add_option("--backend", backend, "cpu (OpenBLAS, host buffers) | cuda (cuBLAS, device buffers, one GPU per rank)")
+      ->capture_default_str();
+}
+
+void add_gemm_flags(CLI::App& app, ComputeFlags& flags) {
+  app.add_option("--threads", flags.threads, "BLAS threads per rank")->capture_default_str();
+  app.add_option("--tf32", flags.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), 0: IEEE float")
+      ->capture_default_str();
+}
+
+coll::DataType datatype_flag(const std::string& text, std::initializer_list<coll::DataType> choices) {
+  const auto type = coll::parse_datatype(text);
+  if (!type || std::find(choices.begin(), choices.end(), *type) == choices.end())
+    throw_usage("--datatype: '{}' is not one of {}", text, names_of(choices, ", "));
+  return *type;
+}
+
+Backend backend_flag(const std::string& text) {
+  const auto backend = parse_backend(text);
+  if (!backend) throw_usage("--backend: '{}' is not one of cpu, cuda", text);
+  return *backend;
+}
+
+void check_gemm_flags(const ComputeFlags& flags, Backend backend) {
+  if (flags.threads < 1) throw_usage("--threads: must be at least 1, got {}", flags.threads);
+  if (flags.tf32 != 0 && flags.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", flags.tf32);
+  if (flags.tf32 == 1 && backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
+}
+
+void add_json_flag(CLI::App& app, OutputFlags& flags) {
+  app.add_option("--json", flags.json, "Write the full record (settings, environment, results) to FILE");
+}
+
+void add_csv_flag(CLI::App& app, OutputFlags& flags) {
+  app.add_option("--csv", flags.csv, "Write one row per measured point to FILE");
+}
+
+void add_trace_flag(CLI::App& app, OutputFlags& flags) {
+  app.add_option("--trace", flags.trace,
+                 "Write a Chrome trace-event JSON of the last timed iteration of each measurement to FILE (open it "
+                 "in ui.perfetto.dev)");
+}
+
+}  // namespace shardroof

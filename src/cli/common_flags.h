@@ -1,0 +1,68 @@
+// The flags several commands share, declared once with one wording and one
+// validation: timing (-w/--warmup/--warmup_iters, -n/--iters), the result
+// check (-c/--check), compute (-d/--datatype, --backend, --threads, --tf32)
+// and output (--json, --csv, --trace). A command declares only the ones it
+// takes; their defaults are its own (the values its docs/commands page and,
+// for sweep, configs/default.toml state).
+//
+// nccl-tests spells the warm-up `-w, --warmup_iters`; our long name is
+// `--warmup`. Both are accepted everywhere (and both as config-file keys).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <initializer_list>
+#include <string>
+
+#include "collectives/types.h"
+#include "measure/comm_kinds.h"
+#include "timing/stats.h"
+
+namespace shardroof {
+
+struct TimingFlags {
+  int warmup = 0;
+  int iters = 1;
+};
+void add_timing_flags(CLI::App& app, TimingFlags& flags);
+// The per-iteration timing plan; UsageError for fewer than 1 iteration or
+// a negative warm-up.
+TimingPlan timing_plan(const TimingFlags& flags);
+
+// -c, --check: 1 checks results after timing, 0 does not.
+void add_check_flag(CLI::App& app, int& check);
+bool check_enabled(int check);
+
+struct ComputeFlags {
+  std::string datatype = "float";
+  std::string backend = "cpu";
+  int threads = 1;
+  int tf32 = 0;
+};
+// -d, --datatype, listing `choices` in its help ("float | double").
+void add_datatype_flag(CLI::App& app, std::string& datatype, std::initializer_list<coll::DataType> choices);
+void add_datatype_flag(CLI::App& app, std::string& datatype, const std::string& choices);
+void add_backend_flag(CLI::App& app, std::string& backend);
+// --threads and --tf32: the GEMM's settings.
+void add_gemm_flags(CLI::App& app, ComputeFlags& flags);
+// UsageError unless `text` names one of `choices`.
+coll::DataType datatype_flag(const std::string& text, std::initializer_list<coll::DataType> choices);
+Backend backend_flag(const std::string& text);
+// --threads at least 1; --tf32 0 or 1, and 1 only on `backend` cuda.
+void check_gemm_flags(const ComputeFlags& flags, Backend backend);
+
+// --ranks-per-node K (coll, sweep): K consecutive ranks form a node (hier's
+// two levels, emulated nodes); 0, the default: the ranks that share memory.
+// util/topology.h checks that K divides the ranks.
+void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node);
+
+struct OutputFlags {
+  std::string json;
+  std::string csv;
+  std::string trace;
+};
+void add_json_flag(CLI::App& app, OutputFlags& flags);
+void add_csv_flag(CLI::App& app, OutputFlags& flags);
+void add_trace_flag(CLI::App& app, OutputFlags& flags);
+
+}  // namespace shardroof
