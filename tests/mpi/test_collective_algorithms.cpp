@@ -130,6 +130,21 @@ TuningTable switching_table(CollectiveKind kind, int n) {
   return t;
 }
 
+// `algorithm` built twice: with `options` and with 4 KiB segments. One
+// object per configuration for the whole test, so scratch is reused across
+// sizes as in a benchmark.
+std::vector<std::unique_ptr<Collective>> default_and_small_segments(Algorithm algorithm, CollectiveKind kind,
+                                                                    Transport& transport, MemoryOps& memory,
+                                                                    const RingOptions& options,
+                                                                    const TuningTable& table = {}) {
+  RingOptions small = options;
+  small.segment_bytes = 4096;
+  std::vector<std::unique_ptr<Collective>> collectives;
+  collectives.push_back(make_collective(algorithm, kind, transport, memory, options, table));
+  collectives.push_back(make_collective(algorithm, kind, transport, memory, small, table));
+  return collectives;
+}
+
 struct Case {
   Algorithm algorithm;
   CollectiveKind kind;
@@ -142,16 +157,10 @@ TEST_P(Algorithms, MatchExpectedValues) {
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
-  RingOptions small;
-  small.segment_bytes = 4096;
-  // One object per configuration for the whole test, so scratch is reused
-  // across sizes as in a benchmark.
   // auto takes a table that sends tiny, mid-sized and large counts to
   // different algorithms, so every edge count runs through a switch.
-  const TuningTable table = switching_table(c.kind, n);
-  std::vector<std::unique_ptr<Collective>> collectives;
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, {}, table));
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, small, table));
+  const auto collectives =
+      default_and_small_segments(c.algorithm, c.kind, transport, memory, {}, switching_table(c.kind, n));
 
   std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
@@ -219,11 +228,7 @@ TEST_P(Hierarchical, MatchExpectedValues) {
     EXPECT_ALL_RANKS(refused, "hier ran on nodes of unequal size");
     return;
   }
-  RingOptions small = plain;
-  small.segment_bytes = 4096;
-  std::vector<std::unique_ptr<Collective>> collectives;
-  collectives.push_back(make_collective(Algorithm::Hier, c.kind, transport, memory, plain));
-  collectives.push_back(make_collective(Algorithm::Hier, c.kind, transport, memory, small));
+  const auto collectives = default_and_small_segments(Algorithm::Hier, c.kind, transport, memory, plain);
   std::vector<ReduceOp> ops = {ReduceOp::Sum, ReduceOp::Avg};
   if (type == DataType::Float) ops.assign(std::begin(kOps), std::end(kOps));
   std::ostringstream failures;
