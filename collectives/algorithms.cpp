@@ -8,7 +8,8 @@
 namespace shardroof::coll {
 
 namespace {
-constexpr std::array kAlgorithms{Algorithm::Auto, Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct};
+constexpr std::array kAlgorithms{Algorithm::Auto, Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct,
+                                 Algorithm::Hier};
 }  // namespace
 
 std::string_view to_string(Algorithm a) {
@@ -17,6 +18,7 @@ std::string_view to_string(Algorithm a) {
     case Algorithm::Ring: return "ring";
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::Direct: return "direct";
+    case Algorithm::Hier: return "hier";
   }
   return "?";
 }

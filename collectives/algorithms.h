@@ -12,6 +12,10 @@
 //   direct    one round in which every rank receives every contribution
 //             whole: the lowest latency for tiny messages (direct.h;
 //             AllReduce and ReduceScatter).
+//   hier      two levels for ranks grouped into nodes: a ring inside each
+//             node, rings across nodes on 1/K of the data each, a ring
+//             inside the node again (hierarchical.h; AllReduce and
+//             ReduceScatter). Needs RingOptions::node_of_rank.
 //   auto      picks per call by message size and rank count from a measured
 //             tuning table (auto_collective.h, tuning.h); algorithm() then
 //             names the last choice, e.g. "auto:direct".

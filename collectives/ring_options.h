@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "collectives/trace.h"
 
@@ -21,6 +22,9 @@ struct RingOptions {
   // waits) while it records; borrowed, may be null (no tracing). A
   // collective run on another thread takes that thread's tracer.
   Tracer* tracer = nullptr;
+  // The hierarchical collectives (hierarchical.h): a label of each rank's
+  // node, indexed by rank (node_layout.h); the others ignore it.
+  std::vector<int> node_of_rank;
 };
 
 }  // namespace shardroof::coll

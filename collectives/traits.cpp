@@ -9,6 +9,7 @@
 #include "collectives/broadcast.h"
 #include "collectives/check_pattern.h"
 #include "collectives/direct.h"
+#include "collectives/hierarchical.h"
 #include "collectives/pairwise.h"
 #include "collectives/ring_all_gather.h"
 #include "collectives/ring_all_reduce.h"
@@ -42,6 +43,10 @@ std::unique_ptr<Collective> make_pairwise(Transport& t, MemoryOps& m, const Ring
   return std::make_unique<PairwiseCollective>(K, t, m, o);
 }
 template <CollectiveKind K>
+std::unique_ptr<Collective> make_hier(Transport& t, MemoryOps& m, const RingOptions& o) {
+  return std::make_unique<HierarchicalCollective>(K, t, m, o);
+}
+template <CollectiveKind K>
 std::unique_ptr<Collective> make_direct(Transport& t, MemoryOps& m, const RingOptions& o) {
   return std::make_unique<DirectCollective>(K, t, m, o);
 }
@@ -49,11 +54,13 @@ std::unique_ptr<Collective> make_direct(Transport& t, MemoryOps& m, const RingOp
 constexpr OwnAlgorithm kAllReduceAlgorithms[] = {
     {Algorithm::Ring, make_own<RingAllReduce>},
     {Algorithm::Pairwise, make_pairwise<CollectiveKind::AllReduce>, true},
-    {Algorithm::Direct, make_direct<CollectiveKind::AllReduce>}};
+    {Algorithm::Direct, make_direct<CollectiveKind::AllReduce>},
+    {Algorithm::Hier, make_hier<CollectiveKind::AllReduce>}};
 constexpr OwnAlgorithm kReduceScatterAlgorithms[] = {
     {Algorithm::Ring, make_own<RingReduceScatter>},
     {Algorithm::Pairwise, make_pairwise<CollectiveKind::ReduceScatter>, true},
-    {Algorithm::Direct, make_direct<CollectiveKind::ReduceScatter>}};
+    {Algorithm::Direct, make_direct<CollectiveKind::ReduceScatter>},
+    {Algorithm::Hier, make_hier<CollectiveKind::ReduceScatter>}};
 constexpr OwnAlgorithm kAllGatherAlgorithms[] = {
     {Algorithm::Ring, make_own<RingAllGather>},
     {Algorithm::Pairwise, make_pairwise<CollectiveKind::AllGather>, true}};

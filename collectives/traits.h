@@ -28,7 +28,7 @@
 namespace shardroof::coll {
 
 // Our algorithms by name (collectives/algorithms.h says what each is).
-enum class Algorithm { Auto, Ring, Pairwise, Direct };
+enum class Algorithm { Auto, Ring, Pairwise, Direct, Hier };
 
 // One rank's view of a collective call: `count` elements in all (the count
 // passed to Collective::run), on rank `rank` of `nranks`; `root` for rooted

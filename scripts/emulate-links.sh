@@ -8,11 +8,19 @@
 #
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --rate 1 -- link -b 16M -e 32M
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 3 --rate 1 --slow-rank 2:0.25 -- link --pattern shift
+#   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --ranks-per-node 2 --rate 1 -- \
+#       sweep --ranks-per-node 2 --impl hier
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
-# (both directions) to RATE Gbit/s instead of --rate. `test` is the acceptance check (CTest label
+# (both directions; with --ranks-per-node, the link of rank R's node) to
+# RATE Gbit/s instead of --rate. With --ranks-per-node K (run only), K
+# consecutive ranks share one namespace, an emulated node with one shaped
+# link to the bridge: ranks of one node reach each other over loopback TCP
+# inside the namespace (unshaped; Open MPI's shared memory would also join
+# ranks of different namespaces, since they share the machine, so it stays
+# off), ranks of different nodes over the shaped link. `test` is the acceptance check (CTest label
 # `emulation`): for each configuration RANKS:RATE (Gbit/s) it runs `link`
 # and the default `sweep` (D = auto, B = F = 1024 floats) with a time
 # budget, and then judges two kinds of checks:
@@ -59,7 +67,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,64p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -70,6 +78,7 @@ rates_list=""
 configs=""
 out_dir=""
 slow_rank=""
+ranks_per_node=1
 sweep_args=()
 cmd_args=()
 while [[ $# -gt 0 ]]; do
@@ -80,6 +89,7 @@ while [[ $# -gt 0 ]]; do
     --configs) configs="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
     --slow-rank) slow_rank="$2"; shift 2 ;;
+    --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -131,9 +141,9 @@ probe() {
 # rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes.
 burst_for() { awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'; }
 
-# setup <ranks> <rate Gbit/s> [<slow rank>:<its rate Gbit/s>]
+# setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
 setup() {
-  local n="$1" gbit="$2" slow="${3:-}" burst i ns host_end rank_end rate
+  local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" burst i ns host_end rank_end rate
   ip netns add "$hub"
   namespaces+=("$hub")
   ip -n "$hub" link set lo up
@@ -158,10 +168,10 @@ setup() {
     tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
     tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
   done
-  # Each rank enters its own namespace: mpirun starts this wrapper.
+  # Each rank enters its namespace (its node's: rank / per): mpirun starts this wrapper.
   cat > "$work/enter-rank-ns.sh" <<WRAP
 #!/usr/bin/env bash
-exec ip netns exec "${prefix}-r\${OMPI_COMM_WORLD_RANK:?}" "\$@"
+exec ip netns exec "${prefix}-r\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))" "\$@"
 WRAP
   chmod +x "$work/enter-rank-ns.sh"
 }
@@ -187,9 +197,13 @@ if [[ "$mode" == run ]]; then
     echo "--slow-rank: expected RANK:RATE with RANK < --ranks $n, got '$slow_rank'" >&2
     exit 2
   fi
-  setup "$n" "$gbit" "$slow_rank"
-  echo "emulate-links: $n ranks, each on a ${gbit} Gbit/s link (tbf burst $(burst_for "$gbit") B)" \
-    "${slow_rank:+but rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}" >&2
+  [[ "$ranks_per_node" =~ ^[1-9][0-9]*$ && $((n % ranks_per_node)) == 0 ]] \
+    || { echo "--ranks-per-node $ranks_per_node does not divide --ranks $n" >&2; exit 2; }
+  slow_node=""
+  [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
+  setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
+  echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
+    "(tbf burst $(burst_for "$gbit") B)${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}" >&2
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi

@@ -38,6 +38,13 @@ void add_check_flag(CLI::App& app, int& check) {
   app.add_option("-c,--check", check, "Check the results after timing (1) or not (0)")->capture_default_str();
 }
 
+void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node) {
+  app.add_option("--ranks-per-node", ranks_per_node,
+                 "Group K consecutive ranks into a node (hier's two levels, the two-level model; emulated nodes); "
+                 "0: the ranks that share memory")
+      ->capture_default_str();
+}
+
 bool check_enabled(int check) {
   if (check != 0 && check != 1) throw_usage("--check: must be 0 or 1, got {}", check);
   return check == 1;

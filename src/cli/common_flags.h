@@ -51,6 +51,11 @@ Backend backend_flag(const std::string& text);
 // --threads at least 1; --tf32 0 or 1, and 1 only on `backend` cuda.
 void check_gemm_flags(const ComputeFlags& flags, Backend backend);
 
+// --ranks-per-node K (coll, sweep): K consecutive ranks form a node (hier's
+// two levels, emulated nodes); 0, the default: the ranks that share memory.
+// util/topology.h checks that K divides the ranks.
+void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node);
+
 struct OutputFlags {
   std::string json;
   std::string csv;

@@ -31,6 +31,7 @@
 #include "util/error.h"
 #include "util/memory_budget.h"
 #include "util/node.h"
+#include "util/topology.h"
 #include "util/watchdog.h"
 
 namespace shardroof {
@@ -52,6 +53,7 @@ struct CollFlags {
   std::string timing_mode = "per-iteration";
   int batch = 20;
   int root = 0;
+  int ranks_per_node = 0;
   std::string tuning;
   std::string tune;
   OutputFlags output;
@@ -107,8 +109,9 @@ class CollCommand final : public Command {
     add_datatype_flag(app, f_.compute.datatype, kDataTypes);
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
     app.add_option("--impl", f_.impl,
-                   "auto | ring | pairwise | direct | native, a comma-separated list, or all (auto, our main "
-                   "algorithm and native side by side: auto,ring,native; all_to_all: auto,pairwise,native)")
+                   "auto | ring | pairwise | direct | hier | native, a comma-separated list, or all (auto, our main "
+                   "algorithm and native side by side: auto,ring,native; all_to_all: auto,pairwise,native; "
+                   "all_reduce and reduce_scatter over several nodes of several ranks: hier too)")
         ->capture_default_str();
     add_backend_flag(app, f_.compute.backend);
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
@@ -122,6 +125,7 @@ class CollCommand final : public Command {
         ->capture_default_str();
     app.add_option("--batch", f_.batch, "Calls per timed iteration with --timing batched")->capture_default_str();
     app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
+    add_ranks_per_node_flag(app, f_.ranks_per_node);
     app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
     // Not `--tune FILE`: Open MPI's launcher takes `--tune FILE` in a
     // program's arguments (after `-n N`) as its own parameter file.
@@ -147,8 +151,12 @@ class CollCommand final : public Command {
     std::string table_source = "built in";
     std::vector<GateExpectation> expectations;
     const NodeMemory node = node_memory(ctx.mpi.world());
+    Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
+      topology = with_ranks_per_node(topology, f_.ranks_per_node);
+      plan.ring.node_of_rank = topology.node_of_rank;
+      if (f_.tune.empty()) add_or_check_hier(plan, topology);
       if (f_.root < 0 || f_.root >= ctx.mpi.size())
         throw_usage("--root: {} is not a rank (0 to {})", f_.root, ctx.mpi.size() - 1);
       plan.ring.root = f_.root;
@@ -187,6 +195,7 @@ class CollCommand final : public Command {
     out.begin_document({{"ranks", ctx.mpi.size()},
                         {"settings", settings_json(plan, kinds, table_source)},
                         {"aggregation", aggregation_note(plan.timing)},
+                        {"topology", topology_json(topology)},
                         {"results", nlohmann::json::array()}});
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
@@ -217,6 +226,8 @@ class CollCommand final : public Command {
       CollHeader header{fmt::format("{} ({})", setup_text, f_.compute.backend), {}};
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
+      if (std::find(p.impls.begin(), p.impls.end(), Impl::Hier) != p.impls.end())
+        header.notes.push_back("hier over " + describe(topology));
       if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
       console.header(p, header);
       std::vector<CollRecord> mine;
@@ -384,6 +395,21 @@ class CollCommand final : public Command {
     }
   }
 
+  // hier needs equal nodes (and for reduce_scatter consecutive ranks); `all`
+  // runs it where it differs from the ring: several nodes of several ranks.
+  void add_or_check_hier(CollPlan& plan, const Topology& topology) const {
+    const bool reduce_scatter = plan.kind == coll::CollectiveKind::ReduceScatter;
+    const std::string why = hier_unavailable_reason(topology, reduce_scatter);
+    auto& impls = plan.impls;
+    if (std::find(impls.begin(), impls.end(), Impl::Hier) != impls.end()) {
+      if (!why.empty()) throw_usage("--impl hier: {}", why);
+      return;
+    }
+    if (f_.impl == "all" && why.empty() && coll::supports(coll::Algorithm::Hier, plan.kind) && topology.nodes > 1 &&
+        topology.ranks_per_node > 1)
+      impls.insert(std::find(impls.begin(), impls.end(), Impl::Native), Impl::Hier);
+  }
+
   // "all", one name, or a comma-separated list of names.
   static std::vector<Impl> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
     // all: auto, our main algorithm, native.
@@ -395,7 +421,7 @@ class CollCommand final : public Command {
       const auto comma = rest.find(',');
       const auto name = rest.substr(0, comma);
       const auto impl = parse_impl(name);
-      if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, pairwise, direct, native, all, or a list like auto,native)", name);
+      if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, pairwise, direct, hier, native, all, or a list like auto,native)", name);
       if (*impl != Impl::Native && !coll::supports(own_algorithm(*impl), kind))
         throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
       impls.push_back(*impl);
@@ -566,6 +592,7 @@ class CollCommand final : public Command {
     if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
     if (std::find(kinds.begin(), kinds.end(), coll::CollectiveKind::Broadcast) != kinds.end())
       s["root"] = plan.ring.root;
+    s["ranks_per_node"] = f_.ranks_per_node == 0 ? nlohmann::json("shared memory") : nlohmann::json(f_.ranks_per_node);
     if (!f_.tune.empty()) {
       s["tune_to"] = f_.tune;
       s["collectives"] = names;

@@ -5,6 +5,7 @@
 // computes the same thing and rank 0 prints.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,8 @@
 #include "model/checked_prediction.h"
 #include "model/hardware.h"
 #include "model/roofline.h"
+#include "model/two_level.h"
+#include "report/two_level_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
 
@@ -39,6 +42,20 @@ struct PredictFlags {
   std::string D;
   OutputFlags output;
   bool list = false;
+  int nodes = 0;
+  int ranks_per_node = 0;
+  std::string link_intra;
+  std::string link_inter;
+  int ranks_per_inter_link = 1;
+};
+
+// The two-level model's inputs (--nodes/--ranks-per-node with the preset's
+// --link-intra and --link-inter).
+struct TwoLevelPlan {
+  model::TwoLevelShape shape;
+  model::TwoLevelCeilings ceilings;
+  model::TwoLevelSources sources;
+  model::TwoLevelPrediction prediction;
 };
 
 // Everything the model needs, resolved from the flags and the preset.
@@ -51,6 +68,7 @@ struct PredictPlan {
   std::vector<std::string> overridden; // flags that replaced preset values
   std::vector<double> D_values;        // empty: choose around D*
   model::Prediction prediction;        // checked: every number finite, D* within 2^53
+  std::optional<TwoLevelPlan> two_level;
 };
 
 std::string si(double v, std::string_view unit) {
@@ -93,7 +111,7 @@ class PredictCommand final : public Command {
                    "M: local memory bandwidth in bytes/s for the on-chip roof (overrides the preset; 0 = off)");
     app.add_option("--reduce-rate", f_.reduce_rate,
                    "Elements per second one rank reduces (g = 1/rate; default: ignore the reduction)");
-    app.add_option("--ranks", f_.ranks, "N: number of ranks the matmul is sharded over")->capture_default_str();
+    ranks_opt_ = app.add_option("--ranks", f_.ranks, "N: number of ranks the matmul is sharded over")->capture_default_str();
     add_datatype_flag(app, f_.datatype, "double | float | bfloat16 | half | int8 (sets s)");
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
     app.add_option("--B", f_.B, "Rows of X and Z (K/M suffixes)")->capture_default_str();
@@ -101,6 +119,15 @@ class PredictCommand final : public Command {
     app.add_option("--D", f_.D, "D values for the table: 1024,4096 or lo:hi:xK or lo:hi:+K (default: around D*)");
     add_json_flag(app, f_.output);
     app.add_flag("--list", f_.list, "List the hardware presets and their links, then exit");
+    app.add_option("--nodes", f_.nodes,
+                   "M: nodes of --ranks-per-node ranks each (N = M*K): the two-level model, flat ring against "
+                   "hier; needs --hw with --link-intra and --link-inter");
+    app.add_option("--ranks-per-node", f_.ranks_per_node, "K: ranks per node of the two-level model");
+    app.add_option("--link-intra", f_.link_intra, "The preset's link inside a node (two-level model)");
+    app.add_option("--link-inter", f_.link_inter, "The preset's link between nodes (two-level model)");
+    app.add_option("--ranks-per-inter-link", f_.ranks_per_inter_link,
+                   "R: ranks of a node that share one link out of it (1: a NIC per rank; K: one per node)")
+        ->capture_default_str();
   }
 
   int run(RunContext& ctx) override {
@@ -116,7 +143,13 @@ class PredictCommand final : public Command {
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
     print_report(ctx.out, plan, plan.prediction);
-    out.begin_document(to_json(plan, plan.prediction));
+    nlohmann::json doc = to_json(plan, plan.prediction);
+    if (const auto& t = plan.two_level) {
+      ctx.out << "#\n";
+      print_two_level(ctx.out, t->shape, t->ceilings, t->prediction, t->sources);
+      doc["two_level"] = two_level_json(t->shape, t->ceilings, t->prediction, t->sources);
+    }
+    out.begin_document(doc);
     out.finish();
     out.print_written_files();
     return out.exit_status();
@@ -136,8 +169,25 @@ class PredictCommand final : public Command {
     } else {
       throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter)", f_.collective);
     }
-    if (f_.ranks < 2) throw_usage("--ranks: needs at least 2 ranks (one rank communicates nothing), got {}", f_.ranks);
-    plan.shape.ranks = f_.ranks;
+    const bool two_level = f_.nodes != 0 || f_.ranks_per_node != 0 || !f_.link_intra.empty() || !f_.link_inter.empty();
+    if (two_level) {
+      if (f_.nodes < 1 || f_.ranks_per_node < 1)
+        throw_usage("the two-level model needs --nodes M and --ranks-per-node K (at least 1 each), got {} and {}",
+                    f_.nodes, f_.ranks_per_node);
+      if (ranks_opt_->count() > 0 && f_.ranks != f_.nodes * f_.ranks_per_node)
+        throw_usage("--ranks {} is not --nodes {} x --ranks-per-node {}", f_.ranks, f_.nodes, f_.ranks_per_node);
+      if (f_.hw.empty() || f_.link_intra.empty() || f_.link_inter.empty())
+        throw_usage("the two-level model needs --hw with --link-intra and --link-inter (see --list)");
+      if (!f_.link.empty()) throw_usage("--link: the two-level model takes --link-intra and --link-inter instead");
+      if (f_.ranks_per_inter_link < 1 || f_.ranks_per_inter_link > f_.ranks_per_node)
+        throw_usage("--ranks-per-inter-link: must be 1 to --ranks-per-node ({}), got {}", f_.ranks_per_node,
+                    f_.ranks_per_inter_link);
+    } else if (f_.ranks_per_inter_link != 1) {
+      throw_usage("--ranks-per-inter-link: needs the two-level model (--nodes, --ranks-per-node)");
+    }
+    const int ranks = two_level ? f_.nodes * f_.ranks_per_node : f_.ranks;
+    if (ranks < 2) throw_usage("--ranks: needs at least 2 ranks (one rank communicates nothing), got {}", ranks);
+    plan.shape.ranks = ranks;
     plan.shape.B = static_cast<double>(parse_count(f_.B, "--B"));
     plan.shape.F = static_cast<double>(parse_count(f_.F, "--F"));
     if (!f_.D.empty()) {
@@ -148,10 +198,15 @@ class PredictCommand final : public Command {
     const model::CeilingFlags flags{f_.flops, f_.bw, f_.latency, f_.memory_bw, f_.reduce_rate};
     if (!f_.hw.empty()) {
       plan.hw = model::load_hardware_preset(f_.hw);
-      plan.link_name = plan.hw->link(f_.link).name;
+      if (two_level) plan.two_level = two_level_plan(*plan.hw, plan.shape);
+      // Two levels: the flat table runs at the slower link.
+      plan.link_name = two_level ? slower_link(*plan.hw) : plan.hw->link(f_.link).name;
       const auto& link = plan.hw->link(plan.link_name);
       c.link_bytes_per_s = link.bytes_per_s;
       c.latency_s = link.latency_s;
+      // The flat ring waits for the slowest hop: the larger latency too.
+      if (plan.two_level)
+        c.latency_s = std::max(plan.two_level->ceilings.intra.latency_s, plan.two_level->ceilings.inter.latency_s);
       c.memory_bytes_per_s = plan.hw->memory_bytes_per_s;
       // The preset's FLOP/s for this datatype is only needed when --flops
       // does not replace it.
@@ -174,7 +229,37 @@ class PredictCommand final : public Command {
         if (flag != "--reduce-rate") plan.overridden.push_back(flag);
     // Absurd numbers end here, with a usage error, before anything is printed.
     plan.prediction = model::checked_predict(plan.shape, c, plan.D_values);
+    if (plan.two_level) {
+      TwoLevelPlan& t = *plan.two_level;
+      t.ceilings.flops_per_s = c.flops_per_s;
+      t.ceilings.reduce_s_per_elem = c.reduce_s_per_elem;
+      for (const auto& flag : given)
+        if (flag == "--bw" || flag == "--latency")
+          throw_usage("the two-level model takes W and a from --link-intra and --link-inter; {} cannot replace "
+                      "them",
+                      flag);
+      t.prediction = model::predict_two_level(t.shape, t.ceilings);
+    }
     return plan;
+  }
+
+  TwoLevelPlan two_level_plan(const model::HardwarePreset& hw, const model::Shape& flat) const {
+    TwoLevelPlan t;
+    t.shape = {flat.B, flat.F, f_.nodes, f_.ranks_per_node, flat.bytes_per_elem, flat.collective};
+    const auto& intra = hw.link(f_.link_intra);
+    const auto& inter = hw.link(f_.link_inter);
+    t.ceilings.intra = {intra.bytes_per_s, intra.latency_s};
+    t.ceilings.inter = {inter.bytes_per_s, inter.latency_s};
+    t.ceilings.ranks_per_inter_link = f_.ranks_per_inter_link;
+    t.sources = {fmt::format("{} {}", hw.name, intra.name), fmt::format("{} {}", hw.name, inter.name), ""};
+    return t;
+  }
+
+  // The link the flat ring runs at: the slower of the two (the lower W).
+  std::string slower_link(const model::HardwarePreset& hw) const {
+    const auto& intra = hw.link(f_.link_intra);
+    const auto& inter = hw.link(f_.link_inter);
+    return inter.bytes_per_s <= intra.bytes_per_s ? inter.name : intra.name;
   }
 
   void print_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets) const {
@@ -304,6 +389,7 @@ class PredictCommand final : public Command {
   }
 
   PredictFlags f_;
+  CLI::Option* ranks_opt_ = nullptr;
 };
 
 }  // namespace

@@ -26,15 +26,18 @@
 #include "measure/comm_setup.h"
 #include "report/preset_report.h"
 #include "report/sweep_report.h"
+#include "report/two_level_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/search.h"
+#include "sweep/two_level.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
+#include "util/topology.h"
 
 namespace shardroof {
 namespace {
@@ -55,6 +58,7 @@ struct SweepFlags {
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "auto";
   std::string overlap = "1";
+  int ranks_per_node = 0;
   OutputFlags output;
   BaselineFlags baseline;
   std::string model_hw;
@@ -125,7 +129,11 @@ class SweepCommand final : public Command {
         ->capture_default_str();
     add_datatype_flag(app, f_.compute.datatype, kDataTypes);
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
-    app.add_option("--impl", f_.impl, "ring (ours) | native (the library's)")->capture_default_str();
+    app.add_option("--impl", f_.impl,
+                   "ring (ours) | hier (ours, two levels: ring inside each node, rings across nodes) | native (the "
+                   "library's) | auto | pairwise | direct")
+        ->capture_default_str();
+    add_ranks_per_node_flag(app, f_.ranks_per_node);
     add_backend_flag(app, f_.compute.backend);
     app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
         ->capture_default_str();
@@ -158,8 +166,15 @@ class SweepCommand final : public Command {
     std::optional<ModelHardware> model_hw;
     std::optional<link::ModelLink> link_from;
     const NodeMemory node = node_memory(ctx.mpi.world());
+    Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks, node);
+      topology = with_ranks_per_node(topology, f_.ranks_per_node);
+      plan.ring.node_of_rank = topology.node_of_rank;
+      if (plan.impl == Impl::Hier)
+        if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
+            !why.empty())
+          throw_usage("--impl hier: {}", why);
       if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
@@ -186,7 +201,10 @@ class SweepCommand final : public Command {
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
     out.begin_document(
-        {{"ranks", ranks}, {"settings", sweep_settings_json(plan, sc)}, {"aggregation", kAggregationNote}});
+        {{"ranks", ranks},
+         {"settings", sweep_settings_json(plan, sc)},
+         {"aggregation", kAggregationNote},
+         {"topology", topology_json(topology)}});
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, {}, doc);
     const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
@@ -208,6 +226,16 @@ class SweepCommand final : public Command {
     }
     if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
+    // Two levels (several nodes of several ranks): each level's link as
+    // hier's phases see it, beside the whole ring's.
+    std::optional<sweep::TwoLevelProbes> levels;
+    if (!link_from) {
+      ctx.progress << "sweep: the ring probe inside the nodes and across them\n" << std::flush;
+      levels = runner.measure_two_level_probes();
+    }
+    if (levels && (levels->intra.wrong > 0 || levels->inter.wrong > 0))
+      return out.exit_status(fmt::format("the two-level ring probe received {} wrong bytes",
+                                         levels->intra.wrong + levels->inter.wrong));
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
     // --model-hw needs only the ceilings: the same shapes on the preset and
@@ -222,6 +250,8 @@ class SweepCommand final : public Command {
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
+    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+      print_two_level(ctx.out, two->shape, two->ceilings, two->prediction, two->sources);
     console.table_header(plan);
 
     std::optional<sweep::CrossoverSearch> search;
@@ -246,6 +276,8 @@ class SweepCommand final : public Command {
         doc["points"].push_back(std::move(point));
       }
       doc["crossover"] = crossover_json(analysis, search_report);
+      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+        doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();
@@ -317,6 +349,8 @@ class SweepCommand final : public Command {
     out.finish(csv_text);
     if (out.stopped()) return out.exit_status();
     console.summary(points, analysis, ceilings, plan, search_report);
+    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+      print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
     if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
     gate.print();
     out.print_written_files();
@@ -348,7 +382,7 @@ class SweepCommand final : public Command {
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
     plan.kind = *kind;
     const auto impl = parse_impl(f_.impl);
-    if (!impl) throw_usage("--impl: '{}' is not one of ring, native", f_.impl);
+    if (!impl) throw_usage("--impl: '{}' is not one of ring, hier, native, auto, pairwise, direct", f_.impl);
     plan.impl = *impl;
     plan.backend = backend_flag(f_.compute.backend);
     const auto transport = parse_transport(f_.transport);

@@ -9,9 +9,10 @@
 
 namespace shardroof {
 
-// Ours: auto (chosen by a tuning table), ring, pairwise, direct (collectives/algorithms.h);
-// native: the library's own collective.
-enum class Impl { Auto, Ring, Pairwise, Direct, Native };
+// Ours: auto (chosen by a tuning table), ring, pairwise, direct, hier
+// (two levels over the node grouping; collectives/algorithms.h); native: the
+// library's own collective.
+enum class Impl { Auto, Ring, Pairwise, Direct, Hier, Native };
 std::string_view to_string(Impl impl);
 std::optional<Impl> parse_impl(std::string_view name);
 

@@ -18,7 +18,8 @@ namespace {
 constexpr std::pair<Impl, coll::Algorithm> kOwn[] = {{Impl::Auto, coll::Algorithm::Auto},
                                                     {Impl::Ring, coll::Algorithm::Ring},
                                                     {Impl::Pairwise, coll::Algorithm::Pairwise},
-                                                    {Impl::Direct, coll::Algorithm::Direct}};
+                                                    {Impl::Direct, coll::Algorithm::Direct},
+                                                    {Impl::Hier, coll::Algorithm::Hier}};
 constexpr std::string_view kNativeName = "native";
 
 }  // namespace

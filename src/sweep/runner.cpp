@@ -6,6 +6,7 @@
 #include "collectives/blocks.h"
 #include "sweep/operands.h"
 #include "trace/clock_sync.h"
+#include "sweep/two_level_probe.h"
 #include "util/mpi_session.h"
 
 namespace shardroof::sweep {
@@ -245,6 +246,11 @@ CollectiveTime SweepRunner::collective_at_S() {
   const std::size_t es = coll::size_of(plan_.type);
   return time_collective(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type, plan_.B * plan_.F * es,
                          collective_timing(plan_.timing));
+}
+
+std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
+  return measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.node_of_rank,
+                                 plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 
 link::RingProbeResult SweepRunner::ring_probe() {

@@ -20,6 +20,7 @@
 
 #include "compute/compute_backend.h"
 #include "link/ring_probe.h"
+#include "sweep/two_level.h"
 #include "measure/comm_setup.h"
 #include "sweep/ceilings.h"
 #include "sweep/check.h"
@@ -53,6 +54,8 @@ class SweepRunner {
   // C_peak, g, M, the collective at S, and (with `probe_link`) the ring
   // probe's W and alpha.
   RunCeilings measure_ceilings(bool probe_link);
+  // The ring probe on each level of plan.ring.node_of_rank (sweep/two_level_probe.h).
+  std::optional<TwoLevelProbes> measure_two_level_probes();
   // What the timed GEMM region contains, for the output.
   std::string timed_gemm_work() const;
 

@@ -142,6 +142,9 @@ Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t cou
     RingOptions opt;
     opt.segment_bytes = segment_bytes;
     opt.root = root;
+    // hier: two ranks per node where n is even, else one (its two levels,
+    // or the flat ring over one-rank nodes).
+    for (int q = 0; q < n; ++q) opt.node_of_rank.push_back(n % 2 == 0 ? q / 2 : q);
     // AllToAll's output is N blocks of this rank's block: up to count + N.
     const auto room = count + static_cast<std::size_t>(n) + 1;
     std::vector<float> in(room, 1.0f), out(room, 0.0f);
@@ -156,7 +159,7 @@ Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t cou
 }
 
 // What the NCCL setup offers: every algorithm of ours that needs no tags
-// (ring, direct, pairwise all-to-all), and auto choosing among them
+// (ring, direct, hier, pairwise all-to-all), and auto choosing among them
 // (pairwise ReduceScatter, AllGather and AllReduce are refused there, see
 // below); broadcast from the first and the last rank.
 TEST(NcclIssueRule, OurCollectivesNeverDeadlock) {

@@ -1,5 +1,5 @@
-// The algorithms other than the ring (pairwise, direct, and auto switching
-// between them by a tuning table), and broadcast and all-to-all (ours, auto
+// The algorithms other than the ring (pairwise, direct, hier over 1 and 2
+// ranks per node, and auto switching between them by a tuning table), and broadcast and all-to-all (ours, auto
 // and native), against the exact expected values of the collectives'
 // traits: every collective they
 // implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
@@ -130,6 +130,21 @@ TuningTable switching_table(CollectiveKind kind, int n) {
   return t;
 }
 
+// `algorithm` built twice: with `options` and with 4 KiB segments. One
+// object per configuration for the whole test, so scratch is reused across
+// sizes as in a benchmark.
+std::vector<std::unique_ptr<Collective>> default_and_small_segments(Algorithm algorithm, CollectiveKind kind,
+                                                                    Transport& transport, MemoryOps& memory,
+                                                                    const RingOptions& options,
+                                                                    const TuningTable& table = {}) {
+  RingOptions small = options;
+  small.segment_bytes = 4096;
+  std::vector<std::unique_ptr<Collective>> collectives;
+  collectives.push_back(make_collective(algorithm, kind, transport, memory, options, table));
+  collectives.push_back(make_collective(algorithm, kind, transport, memory, small, table));
+  return collectives;
+}
+
 struct Case {
   Algorithm algorithm;
   CollectiveKind kind;
@@ -142,16 +157,10 @@ TEST_P(Algorithms, MatchExpectedValues) {
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
-  RingOptions small;
-  small.segment_bytes = 4096;
-  // One object per configuration for the whole test, so scratch is reused
-  // across sizes as in a benchmark.
   // auto takes a table that sends tiny, mid-sized and large counts to
   // different algorithms, so every edge count runs through a switch.
-  const TuningTable table = switching_table(c.kind, n);
-  std::vector<std::unique_ptr<Collective>> collectives;
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, {}, table));
-  collectives.push_back(make_collective(c.algorithm, c.kind, transport, memory, small, table));
+  const auto collectives =
+      default_and_small_segments(c.algorithm, c.kind, transport, memory, {}, switching_table(c.kind, n));
 
   std::vector<ReduceOp> ops(std::begin(kOps), std::end(kOps));
   if (c.kind == CollectiveKind::AllGather) ops = {ReduceOp::Sum};  // op is ignored
@@ -175,6 +184,98 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>
 
 INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
                          ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
+
+// hier on K ranks per node: consecutive nodes (rank = node * K + local) for
+// both collectives, and for AllReduce also interleaved nodes (rank r on node
+// r % M), which ReduceScatter refuses. Where K does not divide the ranks
+// (3 ranks, 2 per node) the unequal nodes must be refused; fewer ranks than
+// K form one node. Every type with Sum and Avg (Avg
+// divides once, after both levels), float with every op; the
+// million-element count for float.
+struct HierCase {
+  CollectiveKind kind;
+  int ranks_per_node;
+  bool interleaved;
+};
+
+// Node labels of n ranks, K per node; when K does not divide n, consecutive
+// (the last node short of ranks).
+std::vector<int> node_labels(int n, int ranks_per_node, bool interleaved) {
+  std::vector<int> node_of_rank;
+  const int nodes = n / ranks_per_node;
+  const bool spread = interleaved && n % ranks_per_node == 0;
+  for (int r = 0; r < n; ++r) node_of_rank.push_back(spread ? r % nodes : r / ranks_per_node);
+  return node_of_rank;
+}
+
+class Hierarchical : public ::testing::TestWithParam<std::tuple<HierCase, DataType>> {};
+
+TEST_P(Hierarchical, MatchExpectedValues) {
+  const auto [c, type] = GetParam();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  RingOptions plain;
+  plain.node_of_rank = node_labels(n, c.ranks_per_node, c.interleaved);
+  if (n > c.ranks_per_node && n % c.ranks_per_node != 0) {
+    // Nodes of unequal size cannot pair ranks by local index: refused.
+    bool refused = false;
+    try {
+      make_collective(Algorithm::Hier, c.kind, transport, memory, plain);
+    } catch (const InvalidArgument&) {
+      refused = true;
+    }
+    EXPECT_ALL_RANKS(refused, "hier ran on nodes of unequal size");
+    return;
+  }
+  const auto collectives = default_and_small_segments(Algorithm::Hier, c.kind, transport, memory, plain);
+  std::vector<ReduceOp> ops = {ReduceOp::Sum, ReduceOp::Avg};
+  if (type == DataType::Float) ops.assign(std::begin(kOps), std::end(kOps));
+  std::ostringstream failures;
+  for (const ReduceOp op : ops)
+    check_edge_counts(collectives, c.kind, type, op, 0, type == DataType::Float ? 1048579 : 7919, failures);
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+constexpr HierCase kHierCases[] = {
+    {CollectiveKind::AllReduce, 1, false},     {CollectiveKind::AllReduce, 2, false},
+    {CollectiveKind::AllReduce, 2, true},      {CollectiveKind::ReduceScatter, 1, false},
+    {CollectiveKind::ReduceScatter, 2, false},
+};
+
+std::string hier_name(const ::testing::TestParamInfo<std::tuple<HierCase, DataType>>& info) {
+  const auto& [c, type] = info.param;
+  return std::string(to_string(c.kind)) + "_" + std::to_string(c.ranks_per_node) + "_per_node" +
+         (c.interleaved ? "_interleaved_" : "_") + std::string(to_string(type));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, Hierarchical,
+                         ::testing::Combine(::testing::ValuesIn(kHierCases), ::testing::ValuesIn(kTypes)), hier_name);
+
+// hier refuses what it cannot run, on every rank alike: no node grouping,
+// and ReduceScatter over nodes whose ranks are not consecutive.
+TEST(Hierarchical, RefusesMissingOrInterleavedNodes) {
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  std::ostringstream failures;
+  try {
+    make_collective(Algorithm::Hier, CollectiveKind::AllReduce, transport, memory, {});
+    failures << "ran without a node grouping; ";
+  } catch (const InvalidArgument&) {
+  }
+  if (n == 4) {
+    RingOptions interleaved;
+    interleaved.node_of_rank = node_labels(n, 2, true);
+    try {
+      make_collective(Algorithm::Hier, CollectiveKind::ReduceScatter, transport, memory, interleaved);
+      failures << "reduce_scatter ran over interleaved nodes; ";
+    } catch (const InvalidArgument&) {
+    }
+  }
+  EXPECT_FALSE(supports(Algorithm::Hier, CollectiveKind::AllGather));
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
 
 // Broadcast and AllToAll, whose op is ignored: our algorithm with the
 // default and a small segment size, auto (no table: its fallback), and the

@@ -1,0 +1,65 @@
+#include "model/two_level.h"
+
+#include <algorithm>
+
+namespace shardroof::model {
+namespace {
+
+LinkLevel flat_link(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
+  if (c.flat) return *c.flat;
+  if (shape.nodes <= 1) return c.intra;
+  if (shape.ranks_per_node <= 1) return c.inter;
+  return {std::min(c.intra.bytes_per_s, c.inter.bytes_per_s), std::max(c.intra.latency_s, c.inter.latency_s)};
+}
+
+double inter_flow_bytes_per_s(const TwoLevelCeilings& c) {
+  return c.inter.bytes_per_s / std::max(c.ranks_per_inter_link, 1);
+}
+
+// One ring over n ranks on an array of `bytes` bytes: the latency
+// and bandwidth terms (AllReduce: twice ReduceScatter's).
+double ring_link_time(int n, double bytes, const LinkLevel& link, Collective collective) {
+  if (n <= 1) return 0;
+  const double steps = n - 1.0;
+  const double bw = link.bytes_per_s > 0 ? bytes / link.bytes_per_s : 0;
+  const double one = steps * link.latency_s + steps / n * bw;
+  return collective == Collective::AllReduce ? 2 * one : one;
+}
+
+}  // namespace
+
+double t_comm_flat(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
+  const LinkLevel link = flat_link(shape, c);
+  const Shape flat{shape.B, shape.F, shape.ranks(), shape.bytes_per_elem, shape.collective};
+  return t_comm(flat, Ceilings{c.flops_per_s, link.bytes_per_s, link.latency_s, c.reduce_s_per_elem, 0});
+}
+
+double t_comm_hier(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
+  const double k = shape.ranks_per_node;
+  const double m = shape.nodes;
+  const double elems = shape.B * shape.F;
+  const double bytes = elems * shape.bytes_per_elem;
+  const LinkLevel inter{inter_flow_bytes_per_s(c), c.inter.latency_s};
+  const double reduce = ((k - 1) / k * elems + (m - 1) / m * elems / k) * c.reduce_s_per_elem;
+  return ring_link_time(shape.ranks_per_node, bytes, c.intra, shape.collective) +
+         ring_link_time(shape.nodes, bytes / k, inter, shape.collective) + reduce;
+}
+
+double d_star_of(const TwoLevelShape& shape, double flops_per_s, double t_comm) {
+  return shape.ranks() * flops_per_s * t_comm / (2 * shape.B * shape.F);
+}
+
+TwoLevelPrediction predict_two_level(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
+  TwoLevelPrediction p;
+  p.flat_link = flat_link(shape, c);
+  p.inter_flow_bytes_per_s = inter_flow_bytes_per_s(c);
+  p.t_comm_flat = t_comm_flat(shape, c);
+  p.t_comm_hier = t_comm_hier(shape, c);
+  p.d_star_flat = d_star_of(shape, c.flops_per_s, p.t_comm_flat);
+  p.d_star_hier = d_star_of(shape, c.flops_per_s, p.t_comm_hier);
+  const bool two_levels = shape.nodes > 1 && shape.ranks_per_node > 1;
+  p.faster = two_levels && p.t_comm_hier < p.t_comm_flat ? "hier" : "ring";
+  return p;
+}
+
+}  // namespace shardroof::model

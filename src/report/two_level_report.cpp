@@ -1,0 +1,99 @@
+#include "report/two_level_report.h"
+
+#include <fmt/format.h>
+
+namespace shardroof {
+namespace {
+
+std::string time_text(double s) {
+  if (s < 1e-3) return fmt::format("{:.4g} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.4g} ms", s * 1e3);
+  return fmt::format("{:.4g} s", s);
+}
+
+std::string link_text(const model::LinkLevel& l) {
+  return fmt::format("W = {:.4g} B/s, a = {}", l.bytes_per_s, time_text(l.latency_s));
+}
+
+nlohmann::json link_json(const model::LinkLevel& l, const std::string& source) {
+  return {{"bytes_per_s", l.bytes_per_s}, {"latency_s", l.latency_s}, {"source", source}};
+}
+
+// The prediction a measured D* of `impl` is compared with.
+const std::optional<sweep::PredictedCrossover>& prediction_for(const sweep::TwoLevelAnalysis& two,
+                                                               const std::string& impl) {
+  return impl == "hier" ? two.hier : two.ring;
+}
+
+}  // namespace
+
+void print_two_level(std::ostream& out, const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
+                     const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources) {
+  const bool ar = shape.collective == model::Collective::AllReduce;
+  out << fmt::format("# two-level model (docs/hierarchy.md): {} nodes x {} ranks, N = {}; {} rank{} per link "
+                     "out of a node\n",
+                     shape.nodes, shape.ranks_per_node, shape.ranks(), c.ranks_per_inter_link,
+                     c.ranks_per_inter_link == 1 ? "" : "s");
+  out << fmt::format("#   inside a node   {}  ({})\n", link_text(c.intra), sources.intra);
+  out << fmt::format("#   between nodes   {}  ({})\n", link_text(c.inter), sources.inter);
+  out << fmt::format("{:<22} {:>12} {:>14}  {}\n", "algorithm", "T_comm", "D*", "runs at");
+  out << fmt::format("{:<22} {:>12} {:>14.1f}  {}{}\n", ar ? "ring AllReduce" : "ring ReduceScatter",
+                     time_text(p.t_comm_flat), p.d_star_flat, link_text(p.flat_link),
+                     sources.flat.empty() ? " (the slower level)" : " (" + sources.flat + ")");
+  out << fmt::format("{:<22} {:>12} {:>14.1f}  inside, then W_o/R = {:.4g} B/s per cross-node ring\n",
+                     ar ? "hier AllReduce" : "hier ReduceScatter", time_text(p.t_comm_hier), p.d_star_hier,
+                     p.inter_flow_bytes_per_s);
+  const double ratio = p.faster == "hier" ? p.t_comm_flat / p.t_comm_hier : p.t_comm_hier / p.t_comm_flat;
+  out << fmt::format("model expects {} to win (T_comm {:.2f}x smaller{})\n", p.faster, ratio,
+                     shape.nodes > 1 && shape.ranks_per_node > 1 ? "" : "; on one level hier is the ring");
+}
+
+nlohmann::json two_level_json(const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
+                              const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources) {
+  return {{"nodes", shape.nodes},
+          {"ranks_per_node", shape.ranks_per_node},
+          {"ranks_per_inter_link", c.ranks_per_inter_link},
+          {"intra", link_json(c.intra, sources.intra)},
+          {"inter", link_json(c.inter, sources.inter)},
+          {"flat_link", link_json(p.flat_link, sources.flat.empty() ? "the slower level" : sources.flat)},
+          {"inter_flow_bytes_per_s", p.inter_flow_bytes_per_s},
+          {"T_comm_ring_s", p.t_comm_flat},
+          {"T_comm_hier_s", p.t_comm_hier},
+          {"D_star_ring", p.d_star_flat},
+          {"D_star_hier", p.d_star_hier},
+          {"faster", p.faster}};
+}
+
+void print_two_level_crossovers(std::ostream& out, const sweep::TwoLevelAnalysis& two,
+                                const sweep::SweepAnalysis& analysis, const std::string& impl) {
+  const auto text = [](const std::optional<sweep::PredictedCrossover>& p) {
+    return p ? fmt::format("{:.1f}", p->D) + (p->extrapolated ? " (beyond the measured D)" : "") : std::string("-");
+  };
+  out << fmt::format("two-level D* with the GEMM's rate at each D: ring {}, hier {}; the model expects {} to win\n",
+                     text(two.ring), text(two.hier), two.prediction.faster);
+  const auto& predicted = prediction_for(two, impl);
+  if (analysis.empirical.D && predicted) {
+    const double measured = *analysis.empirical.D;
+    out << fmt::format("measured D* ({}) = {:.1f} against the two-level {} prediction {:.1f}: {:+.1f}%\n", impl,
+                       measured, impl == "hier" ? "hier" : "ring", predicted->D,
+                       100 * (predicted->D - measured) / measured);
+  }
+}
+
+nlohmann::json two_level_sweep_json(const sweep::TwoLevelAnalysis& two, const sweep::SweepAnalysis& analysis,
+                                    const std::string& impl) {
+  nlohmann::json j = two_level_json(two.shape, two.ceilings, two.prediction, two.sources);
+  const auto value = [](const std::optional<sweep::PredictedCrossover>& p) {
+    return p ? nlohmann::json(p->D) : nlohmann::json(nullptr);
+  };
+  j["D_star_ring_at_measured_C"] = value(two.ring);
+  j["D_star_hier_at_measured_C"] = value(two.hier);
+  j["compared_with"] = impl == "hier" ? "hier" : "ring";
+  const auto& predicted = prediction_for(two, impl);
+  j["rel_error"] = analysis.empirical.D && predicted
+                       ? nlohmann::json((predicted->D - *analysis.empirical.D) / *analysis.empirical.D)
+                       : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace shardroof

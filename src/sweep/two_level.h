@@ -1,0 +1,44 @@
+// The two-level model beside a sweep: each level's link as hier's phases
+// see it, probed in the same run (sweep/two_level_probe.h), the flat ring's
+// link from the whole ring's probe, and D* of both algorithms. Pure: no MPI.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "link/records.h"
+#include "model/two_level.h"
+#include "sweep/fit.h"
+#include "sweep/plan.h"
+#include "sweep/records.h"
+
+namespace shardroof::sweep {
+
+// The ring probe inside every node at once, and across the nodes on every
+// local index at once (ranks that share a link out of their node share it
+// here as in hier, so the inter level's W is already each flow's share).
+struct TwoLevelProbes {
+  int nodes = 1;
+  int ranks_per_node = 1;
+  link::RingProbeResult intra;
+  link::RingProbeResult inter;
+};
+
+struct TwoLevelAnalysis {
+  model::TwoLevelShape shape;
+  model::TwoLevelCeilings ceilings;  // C_peak, both levels, the flat ring's link, g
+  model::TwoLevelSources sources;
+  model::TwoLevelPrediction prediction;  // with C_peak
+  // Each algorithm's D* with the GEMM's measured rate at each D (as the
+  // book's D* of the sweep): what a measured D* is compared with.
+  std::optional<PredictedCrossover> ring;
+  std::optional<PredictedCrossover> hier;
+};
+
+// Empty without the probes (one node, one rank per node, or the link taken
+// from --link-from).
+std::optional<TwoLevelAnalysis> analyze_two_level(const SweepPlan& plan, const RunCeilings& ceilings,
+                                                  const std::optional<TwoLevelProbes>& probes,
+                                                  const std::vector<PointRecord>& points);
+
+}  // namespace shardroof::sweep
