@@ -11,6 +11,7 @@
 #include "collectives/memory.h"
 #include "collectives/mpi_transport.h"
 #include "link/packed_pair.h"
+#include "util/comm_handle.h"
 #include "util/watchdog.h"
 
 namespace shardroof::link {
@@ -19,22 +20,6 @@ namespace {
 constexpr int kPingTag = 7101;
 constexpr int kPongTag = 7102;
 constexpr int kResultTag = 7103;
-
-// Owns a communicator (freed on scope exit).
-class CommHandle {
- public:
-  CommHandle() = default;
-  ~CommHandle() {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-  }
-  CommHandle(const CommHandle&) = delete;
-  CommHandle& operator=(const CommHandle&) = delete;
-  MPI_Comm* out() { return &comm_; }
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
 
 // Message bytes that are neither zero nor the same on both sides.
 void fill_pattern(std::vector<unsigned char>& buf, int rank) {

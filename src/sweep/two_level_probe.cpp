@@ -7,6 +7,8 @@
 #include "collectives/node_layout.h"
 #include "collectives/sub_transport.h"
 #include "link/ring_probe.h"
+#include "util/comm_handle.h"
+#include "collectives/mpi_transport.h"
 
 namespace shardroof::sweep {
 
@@ -34,8 +36,16 @@ std::optional<TwoLevelProbes> measure_two_level_probe(coll::Transport& transport
   TwoLevelProbes out;
   out.nodes = m;
   out.ranks_per_node = k;
-  out.intra = link::measure_ring_probe(intra, memory, comm, {link::ring_probe_sizes(intra_block, element_bytes), timing});
-  out.inter = link::measure_ring_probe(inter, memory, comm, {link::ring_probe_sizes(inter_block, element_bytes), timing});
+  // The probe gathers each transfer's times over its communicator, whose
+  // ranks must be the SubTransport's: the node's ranks by local index, the
+  // peers across nodes by node.
+  CommHandle intra_comm, inter_comm;
+  SHARDROOF_MPI_CHECK(MPI_Comm_split(comm, layout->node(rank), layout->local_index(rank), intra_comm.out()));
+  SHARDROOF_MPI_CHECK(MPI_Comm_split(comm, layout->local_index(rank), layout->node(rank), inter_comm.out()));
+  out.intra = link::measure_ring_probe(intra, memory, intra_comm.get(),
+                                       {link::ring_probe_sizes(intra_block, element_bytes), timing});
+  out.inter = link::measure_ring_probe(inter, memory, inter_comm.get(),
+                                       {link::ring_probe_sizes(inter_block, element_bytes), timing});
   return out;
 }
 
