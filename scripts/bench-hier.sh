@@ -118,7 +118,7 @@ for rate in rates:
         p = two.get("D_star_hier_at_measured_C" if impl == "hier" else "D_star_ring_at_measured_C")
         err = (p - d) / d if d and p else None
         mb = lambda k: (two.get(k) or {}).get("bytes_per_s")
-        rows.append([rate, impl, f(d, ".0f"), "-" if not ci else f"[{ci[0]:.0f}, {ci[1]:.0f}]", f(p, ".0f"),
+        rows.append([rate, impl, f(d, ".0f"), "-" if not ci or None in ci else f"[{ci[0]:.0f}, {ci[1]:.0f}]", f(p, ".0f"),
                      "-" if err is None else f"{100 * err:+.1f}%",
                      "-" if err is None else ("yes" if abs(err) <= 0.15 else "no"),
                      f(ce.get("t_comm_measured_s") and ce["t_comm_measured_s"] * 1e3, ".1f"),

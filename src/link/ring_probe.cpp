@@ -79,6 +79,11 @@ std::vector<std::uint64_t> ring_probe_sizes(std::uint64_t block_bytes, std::size
 
 RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& memory, MPI_Comm comm,
                                    const RingProbePlan& plan) {
+  return measure_ring_probe(transport, memory, comm, comm, plan);
+}
+
+RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& memory, MPI_Comm comm,
+                                   MPI_Comm group, const RingProbePlan& plan) {
   const int rank = transport.rank();
   const int n = transport.size();
   const int shift = n > 1 ? plan.shift % n : 0;
@@ -141,7 +146,7 @@ RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& 
     for (std::size_t i = 0; i < host.size(); ++i) wrong += host[i] != pattern_byte(i, left);
   }
   out.wrong = plan.check ? sum_over_ranks(comm, wrong) : -1;
-  out.transfers = gather_transfers(comm, plan, left, send_done, recv_done, wrong);
+  out.transfers = gather_transfers(group, plan, left, send_done, recv_done, wrong);
 
   std::vector<double> seconds;
   for (const auto& t : out.step_time) seconds.push_back(t.median);

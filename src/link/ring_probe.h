@@ -48,6 +48,14 @@ struct RingProbePlan {
 // Collective over `comm`, whose ranks are the transport's (same order).
 RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& memory, MPI_Comm comm,
                                    const RingProbePlan& plan);
+// The same on a group of `comm`'s ranks (a SubTransport's, with `group` the
+// communicator of exactly those ranks in the transport's order), every
+// group at once: iterations start at barriers over all of `comm`, so the
+// groups' rings run together as a hierarchical collective's phase runs
+// them; each transfer's times are gathered over `group`; step times are
+// the max over all of `comm`.
+RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& memory, MPI_Comm comm,
+                                   MPI_Comm group, const RingProbePlan& plan);
 
 // Sizes for a ring collective whose largest block is `block_bytes` (the
 // bytes one ring step moves, ceil(count/N) elements): one element, for the

@@ -36,15 +36,15 @@ std::optional<TwoLevelProbes> measure_two_level_probe(coll::Transport& transport
   TwoLevelProbes out;
   out.nodes = m;
   out.ranks_per_node = k;
-  // The probe gathers each transfer's times over its communicator, whose
-  // ranks must be the SubTransport's: the node's ranks by local index, the
-  // peers across nodes by node.
+  // Each transfer's times are gathered over a communicator of the
+  // SubTransport's ranks in its order: the node's ranks by local index, the
+  // peers across nodes by node; iterations start together over `comm`.
   CommHandle intra_comm, inter_comm;
   SHARDROOF_MPI_CHECK(MPI_Comm_split(comm, layout->node(rank), layout->local_index(rank), intra_comm.out()));
   SHARDROOF_MPI_CHECK(MPI_Comm_split(comm, layout->local_index(rank), layout->node(rank), inter_comm.out()));
-  out.intra = link::measure_ring_probe(intra, memory, intra_comm.get(),
+  out.intra = link::measure_ring_probe(intra, memory, comm, intra_comm.get(),
                                        {link::ring_probe_sizes(intra_block, element_bytes), timing});
-  out.inter = link::measure_ring_probe(inter, memory, inter_comm.get(),
+  out.inter = link::measure_ring_probe(inter, memory, comm, inter_comm.get(),
                                        {link::ring_probe_sizes(inter_block, element_bytes), timing});
   return out;
 }

@@ -2,9 +2,8 @@
 // over SubTransports of the sweep's transport: the ranks of each node in a
 // ring (every node at once, as hier's first and last phase), then the ranks
 // with one local index across the nodes (every local index at once, as
-// hier's middle phase). Collective over `comm`; each group is timed over
-// its own communicator (split from `comm`), every group at once, so rank 0
-// reports the times of its node's ring and of its local index's ring.
+// hier's middle phase). Collective over `comm`: iterations start at
+// barriers over `comm`, step times are the max over all ranks.
 #pragma once
 
 #include <mpi.h>
