@@ -3,8 +3,8 @@
 # test` K times (default 10) with no timing bound blocking, and prints each
 # run's table and, per bound, in how many runs it held. A bound may be
 # blocking in CI only if it held in every one of 10 consecutive runs on a
-# quiet machine and 3 while a parallel build loaded it (run this under
-# `machine-lock quiet`; with LOAD_BUILD_DIR set, a `make -j2` of that
+# quiet machine and 3 while a parallel build loaded it (run this with
+# nothing else on the machine; with LOAD_BUILD_DIR set, a `make -j2` of that
 # configured build directory, from clean, runs beside each run and is
 # stopped after it).
 #
