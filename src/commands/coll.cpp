@@ -63,7 +63,7 @@ struct CollFlags {
 };
 
 // What --datatype takes: every type the collectives reduce.
-constexpr std::initializer_list<coll::DataType> kDataTypes = {coll::DataType::Float, coll::DataType::Double,
+constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType::Float, coll::DataType::Double,
                                                               coll::DataType::BFloat16, coll::DataType::Half,
                                                               coll::DataType::Int32};
 
@@ -106,7 +106,7 @@ class CollCommand final : public Command {
     app.add_option("-i,--stepbytes", f_.stepbytes, "Add this many bytes each step instead (0: use -f)")->capture_default_str();
     add_timing_flags(app, f_.timing);
     add_check_flag(app, f_.check);
-    add_datatype_flag(app, f_.compute.datatype, kDataTypes);
+    add_datatype_flag(app, f_.compute.datatype, kCollDataTypes);
     app.add_option("-o,--op", f_.op, "sum | prod | max | min | avg")->capture_default_str();
     app.add_option("--impl", f_.impl,
                    "auto | ring | pairwise | direct | hier | native, a comma-separated list, or all (auto, our main "
@@ -281,7 +281,7 @@ class CollCommand final : public Command {
  private:
   CollPlan make_plan() const {
     CollPlan plan;
-    plan.type = datatype_flag(f_.compute.datatype, kDataTypes);
+    plan.type = datatype_flag(f_.compute.datatype, kCollDataTypes);
     const auto op = coll::parse_reduce_op(f_.op);
     if (!op) throw_usage("--op: unknown '{}' (sum, prod, max, min, avg)", f_.op);
     plan.op = *op;

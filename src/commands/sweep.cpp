@@ -90,7 +90,7 @@ void apply_builtin_defaults(CLI::App& app) {
 }
 
 // What --datatype takes: the types with a GEMM.
-constexpr std::initializer_list<coll::DataType> kDataTypes = {coll::DataType::Float, coll::DataType::Double,
+constexpr std::initializer_list<coll::DataType> kSweepDataTypes = {coll::DataType::Float, coll::DataType::Double,
                                                               coll::DataType::BFloat16};
 
 // What `--D auto` times on one rank.
@@ -127,7 +127,7 @@ class SweepCommand final : public Command {
                    "With --D auto: seconds the whole run may take; the search starts no measurement that would "
                    "end later")
         ->capture_default_str();
-    add_datatype_flag(app, f_.compute.datatype, kDataTypes);
+    add_datatype_flag(app, f_.compute.datatype, kSweepDataTypes);
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
     app.add_option("--impl", f_.impl,
                    "ring (ours) | hier (ours, two levels: ring inside each node, rings across nodes) | native (the "
@@ -376,7 +376,7 @@ class SweepCommand final : public Command {
       for (const auto d : plan.D)
         if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
     }
-    plan.type = datatype_flag(f_.compute.datatype, kDataTypes);
+    plan.type = datatype_flag(f_.compute.datatype, kSweepDataTypes);
     const auto kind = coll::parse_collective(f_.collective);
     if (!kind || (*kind != coll::CollectiveKind::AllReduce && *kind != coll::CollectiveKind::ReduceScatter))
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
