@@ -16,14 +16,12 @@ double inter_flow_bytes_per_s(const TwoLevelCeilings& c) {
   return c.inter.bytes_per_s / std::max(c.ranks_per_inter_link, 1);
 }
 
-// One ring over n ranks on an array of `bytes` bytes: the latency
-// and bandwidth terms (AllReduce: twice ReduceScatter's).
-double ring_link_time(int n, double bytes, const LinkLevel& link, Collective collective) {
-  if (n <= 1) return 0;
-  const double steps = n - 1.0;
-  const double bw = link.bytes_per_s > 0 ? bytes / link.bytes_per_s : 0;
-  const double one = steps * link.latency_s + steps / n * bw;
-  return collective == Collective::AllReduce ? 2 * one : one;
+// One ring over `ranks` ranks on B x F elements: the flat model's latency
+// and bandwidth terms on one level's link, without the reduction (hier
+// counts its reduction once, over both levels).
+double ring_link_time(const TwoLevelShape& shape, int ranks, double F, const LinkLevel& link) {
+  const Shape level{shape.B, F, ranks, shape.bytes_per_elem, shape.collective};
+  return t_comm(level, Ceilings{0, link.bytes_per_s, link.latency_s, 0, 0});
 }
 
 }  // namespace
@@ -38,11 +36,11 @@ double t_comm_hier(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
   const double k = shape.ranks_per_node;
   const double m = shape.nodes;
   const double elems = shape.B * shape.F;
-  const double bytes = elems * shape.bytes_per_elem;
   const LinkLevel inter{inter_flow_bytes_per_s(c), c.inter.latency_s};
   const double reduce = ((k - 1) / k * elems + (m - 1) / m * elems / k) * c.reduce_s_per_elem;
-  return ring_link_time(shape.ranks_per_node, bytes, c.intra, shape.collective) +
-         ring_link_time(shape.nodes, bytes / k, inter, shape.collective) + reduce;
+  // Inside a node the whole B x F array; across nodes each rank's 1/k of it.
+  return ring_link_time(shape, shape.ranks_per_node, shape.F, c.intra) +
+         ring_link_time(shape, shape.nodes, shape.F / k, inter) + reduce;
 }
 
 double d_star_of(const TwoLevelShape& shape, double flops_per_s, double t_comm) {
