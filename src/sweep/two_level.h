@@ -22,6 +22,12 @@ struct TwoLevelProbes {
   int ranks_per_node = 1;
   link::RingProbeResult intra;
   link::RingProbeResult inter;
+  // Each ring across the nodes alone (one local index at a time, the others
+  // idle): one flow's rate. inter_alone is this rank's own ring's probe;
+  // every rank has every ring's fit, by local index, and their wrong bytes.
+  link::RingProbeResult inter_alone;
+  std::vector<link::AlphaBetaFit> inter_alone_fits;
+  long long inter_alone_wrong = 0;
 };
 
 struct TwoLevelAnalysis {
