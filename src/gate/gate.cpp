@@ -104,8 +104,11 @@ std::string sweep_slowest_rank_text(const json& doc, const json& point, const st
   const auto slowest = static_cast<std::size_t>(std::max_element(finishes.begin(), finishes.end()) - finishes.begin());
   const int rank = ranks[slowest].value("rank", static_cast<int>(slowest));
   const std::string host = ranks[slowest].value("host", host_of(doc, static_cast<std::size_t>(rank)));
-  return fmt::format("slowest rank {}{}: median finish {:.4g} ms per iteration, the median rank {:.4g} ms", rank,
-                     host.empty() ? "" : " (" + host + ")", finishes[slowest] * 1e3, median_of(finishes) * 1e3);
+  // Both times in the unit of the slowest's (a sweep's D spans microseconds to seconds).
+  const double t = finishes[slowest];
+  const auto [scale, unit] = t >= 1 ? std::pair{1.0, "s"} : t >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "us"};
+  return fmt::format("slowest rank {}{}: median finish {:.4g} {} per iteration, the median rank {:.4g} {}", rank,
+                     host.empty() ? "" : " (" + host + ")", t * scale, unit, median_of(finishes) * scale, unit);
 }
 
 void sweep_metrics(const json& doc, std::vector<Metric>& out) {
