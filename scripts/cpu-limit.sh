@@ -24,7 +24,7 @@
 set -euo pipefail
 
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 period_us=10000
 
 create() {
