@@ -133,7 +133,8 @@ widths = [max(len(str(r[i])) for r in rows) for i in range(len(cols))]
 for r in rows:
     print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 print("bench-hier: predicted = the two-level D* of the run's own probes with the GEMM's rate at each D "
-      "(hier: hier's; ring and native: the flat ring's). W_inter: the fastest cross-node ring alone; R: the "
+      "(hier: hier's; ring and native: the flat ring's). W_inter: one flow across the nodes (the fastest "
+      "cross-node ring alone, or the whole ring's probe); R: the "
       "ranks sharing a link out of a node, from what each ring gets with all running at once; W_o/R: what each "
       "cross-node ring of hier gets. The 15% bound is reported, not blocking.")
 PY
