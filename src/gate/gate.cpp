@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include "cli/values.h"
 #include "util/error.h"
@@ -33,22 +35,63 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The rank whose per-iteration times (time_us.per_rank, [rank][iteration])
-// have the largest median, beside the median rank's: where a slow size's
-// time went.
-std::string slowest_rank_text(const json& doc, const json& time_us) {
-  if (!time_us.contains("per_rank") || !time_us["per_rank"].is_array() || time_us["per_rank"].empty()) return "";
-  std::vector<double> medians;
-  for (const json& rank : time_us["per_rank"]) {
-    std::vector<double> times;
-    for (const json& t : rank)
-      if (t.is_number()) times.push_back(t.get<double>());
-    medians.push_back(median_of(times));
+// One rank's median time (seconds) and where it ran.
+struct RankTime {
+  int rank = 0;
+  std::string host;
+  double seconds = 0;
+};
+
+// "slowest rank R (host): median <what> T per iteration, the median rank T'":
+// both in the unit of the slowest's (a sweep's D spans microseconds to seconds).
+std::string slowest_rank_text(const std::vector<RankTime>& ranks, std::string_view what) {
+  if (ranks.empty()) return "";
+  const auto slowest = std::max_element(ranks.begin(), ranks.end(),
+                                        [](const RankTime& a, const RankTime& b) { return a.seconds < b.seconds; });
+  std::vector<double> all;
+  for (const RankTime& r : ranks) all.push_back(r.seconds);
+  const double t = slowest->seconds;
+  const auto [scale, unit] = t >= 1 ? std::pair{1.0, "s"} : t >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "us"};
+  return fmt::format("slowest rank {}{}: median {}{:.4g} {} per iteration, the median rank {:.4g} {}", slowest->rank,
+                     slowest->host.empty() ? "" : " (" + slowest->host + ")", what, t * scale, unit,
+                     median_of(all) * scale, unit);
+}
+
+// Each rank's median finish time (arrival skew + own time, the straggler
+// analysis's measure) from a record's per-rank summaries: ranks[r] holds
+// `finish_field` ({p50, ...}) in `per_second` units, directly or under
+// `measurement` ("t_math_s" for a sweep's point). Inside a collective the
+// rank that waits for a late one has the longest own time, so the finish
+// time, not the own time, names the rank that held the others up.
+std::vector<RankTime> finish_times(const json& doc, const json& record, const std::string& measurement,
+                                   const char* finish_field, double per_second) {
+  std::vector<RankTime> out;
+  if (!record.contains("ranks") || !record["ranks"].is_array()) return out;
+  for (std::size_t i = 0; i < record["ranks"].size(); ++i) {
+    const json& r = record["ranks"][i];
+    const json& m = measurement.empty() ? r : (r.contains(measurement) ? r[measurement] : json());
+    if (!m.is_object() || !m.contains(finish_field)) return {};
+    const int rank = r.value("rank", static_cast<int>(i));
+    out.push_back({rank, r.value("host", host_of(doc, static_cast<std::size_t>(rank))),
+                   number_at(m[finish_field], "p50") / per_second});
   }
-  const auto slowest = static_cast<std::size_t>(std::max_element(medians.begin(), medians.end()) - medians.begin());
-  const std::string host = host_of(doc, slowest);
-  return fmt::format("slowest rank {}{}: median {:.4g} us per iteration, the median rank {:.4g} us", slowest,
-                     host.empty() ? "" : " (" + host + ")", medians[slowest], median_of(medians));
+  return out;
+}
+
+// Without per-rank summaries (a record of an older version): each rank's
+// median own time from time_us.per_rank ([rank][iteration], microseconds).
+std::vector<RankTime> own_times(const json& doc, const json& time_us) {
+  std::vector<RankTime> out;
+  if (!time_us.contains("per_rank") || !time_us["per_rank"].is_array()) return out;
+  int rank = 0;
+  for (const json& per_iteration : time_us["per_rank"]) {
+    std::vector<double> times;
+    for (const json& t : per_iteration)
+      if (t.is_number()) times.push_back(t.get<double>() * 1e-6);
+    out.push_back({rank, host_of(doc, static_cast<std::size_t>(rank)), median_of(times)});
+    ++rank;
+  }
+  return out;
 }
 
 void coll_metrics(const json& doc, std::vector<Metric>& out) {
@@ -64,7 +107,9 @@ void coll_metrics(const json& doc, std::vector<Metric>& out) {
     m.value = busbw;
     m.better = Better::Higher;
     m.bytes = bytes;
-    m.where = slowest_rank_text(doc, r.value("time_us", json::object()));
+    const auto finishes = finish_times(doc, r, "", "finish_us", 1e6);
+    m.where = finishes.empty() ? slowest_rank_text(own_times(doc, r.value("time_us", json::object())), "")
+                               : slowest_rank_text(finishes, "finish ");
     out.push_back(std::move(m));
   }
 }
@@ -86,31 +131,6 @@ void link_metrics(const json& doc, std::vector<Metric>& out) {
   }
 }
 
-// The rank whose median finish time of `measurement` ("t_math", ...) at one
-// point is the largest, from the point's per-rank records (ranks[r].
-// <measurement>_s.finish_s.p50, the straggler analysis's own measure),
-// beside the median over all ranks: where a slow D's time went. A record
-// without per-rank times says how the time was taken instead.
-std::string sweep_slowest_rank_text(const json& doc, const json& point, const std::string& measurement) {
-  const std::string field = measurement + "_s";
-  if (!point.contains("ranks") || !point["ranks"].is_array()) return "";
-  const json& ranks = point["ranks"];
-  std::vector<double> finishes;
-  for (const json& r : ranks) {
-    if (!r.contains(field) || !r[field].contains("finish_s")) return "";
-    finishes.push_back(number_at(r[field]["finish_s"], "p50"));
-  }
-  if (finishes.empty()) return "";
-  const auto slowest = static_cast<std::size_t>(std::max_element(finishes.begin(), finishes.end()) - finishes.begin());
-  const int rank = ranks[slowest].value("rank", static_cast<int>(slowest));
-  const std::string host = ranks[slowest].value("host", host_of(doc, static_cast<std::size_t>(rank)));
-  // Both times in the unit of the slowest's (a sweep's D spans microseconds to seconds).
-  const double t = finishes[slowest];
-  const auto [scale, unit] = t >= 1 ? std::pair{1.0, "s"} : t >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "us"};
-  return fmt::format("slowest rank {}{}: median finish {:.4g} {} per iteration, the median rank {:.4g} {}", rank,
-                     host.empty() ? "" : " (" + host + ")", t * scale, unit, median_of(finishes) * scale, unit);
-}
-
 void sweep_metrics(const json& doc, std::vector<Metric>& out) {
   const std::string max_over_ranks =
       fmt::format("time per iteration = max over the {} ranks", doc.value("ranks", 0));
@@ -121,7 +141,7 @@ void sweep_metrics(const json& doc, std::vector<Metric>& out) {
       const std::string stats = std::string(field) + "_s";
       const double t = p.contains(stats) ? number_at(p[stats], "median") : 0.0;
       if (!(t > 0)) continue;  // one rank: no T_comm
-      std::string where = sweep_slowest_rank_text(doc, p, field);
+      std::string where = slowest_rank_text(finish_times(doc, p, stats, "finish_s", 1.0), "finish ");
       out.push_back({fmt::format("D={}", D), name, "s", t, Better::Lower, 0,
                      where.empty() ? max_over_ranks : std::move(where)});
     }

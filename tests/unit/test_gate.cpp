@@ -42,6 +42,21 @@ TEST(GateMetrics, CollBusbwPerSizeAndPlacementWithTheSlowestRank) {
   EXPECT_EQ(metrics[2].where, "");  // no per-rank times
 }
 
+// Inside a collective the rank that waits for a late one has the longest
+// own time: the gate names the rank whose finish time (skew + own time) is
+// the latest, as the straggler line does, when the record has it.
+TEST(GateMetrics, CollNamesTheRankThatFinishedLastNotTheOneThatWaitedLongest) {
+  json doc = coll_record(2.0);
+  const json ranks = json::array(
+      {{{"rank", 0}, {"host", "a"}, {"finish_us", {{"p50", 30.0}, {"p95", 31.0}, {"p99", 32.0}}}},
+       {{"rank", 1}, {"host", "b"}, {"finish_us", {{"p50", 1500.0}, {"p95", 1600.0}, {"p99", 1700.0}}}}});
+  for (json& r : doc["results"]) r["ranks"] = ranks;  // own times (per_rank) say rank 1 too; make them disagree
+  doc["results"][0]["time_us"]["per_rank"] = json::array({json::array({90.0, 91.0}), json::array({5.0, 6.0})});
+  const auto metrics = metrics_of(doc);
+  ASSERT_EQ(metrics.size(), 3u);
+  EXPECT_EQ(metrics[0].where, "slowest rank 1 (b): median finish 1.5 ms per iteration, the median rank 0.765 ms");
+}
+
 TEST(GateMetrics, LinkPairWithoutAFitHasNoW) {
   const json doc = {{"command", "link"},
                     {"pairs", {{{"src", 0}, {"dst", 1}, {"W_bytes_per_s", 5e9}},
