@@ -102,7 +102,8 @@ out, rates, impls = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 def f(v, fmt):
     return "-" if v is None else format(v, fmt)
 cols = ["Gbit/s", "impl", "D* measured", "95% interval", "predicted", "err", "within 15%", "T_comm(S) ms",
-        "model ring ms", "model hier ms", "W_intra MB/s", "W_inter MB/s", "W_ring MB/s", "expects"]
+        "model ring ms", "model hier ms", "W_intra MB/s", "W_inter MB/s", "R", "W_o/R MB/s", "W_ring MB/s",
+        "expects"]
 rows = [cols]
 for rate in rates:
     for impl in impls:
@@ -125,13 +126,17 @@ for rate in rates:
                      f(two.get("T_comm_ring_s") and two["T_comm_ring_s"] * 1e3, ".1f"),
                      f(two.get("T_comm_hier_s") and two["T_comm_hier_s"] * 1e3, ".1f"),
                      f(mb("intra") and mb("intra") / 1e6, ".0f"), f(mb("inter") and mb("inter") / 1e6, ".0f"),
+                     two.get("ranks_per_inter_link", "-"),
+                     f(two.get("inter_flow_bytes_per_s") and two["inter_flow_bytes_per_s"] / 1e6, ".0f"),
                      f(mb("flat_link") and mb("flat_link") / 1e6, ".0f"), two.get("faster", "-")])
 widths = [max(len(str(r[i])) for r in rows) for i in range(len(cols))]
 for r in rows:
     print("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
 print("bench-hier: predicted = the two-level D* of the run's own probes with the GEMM's rate at each D "
-      "(hier: hier's; ring and native: the flat ring's). W_inter is what each cross-node ring gets with both "
-      "running (one link per node). The 15% bound is reported, not blocking.")
+      "(hier: hier's; ring and native: the flat ring's). W_inter: one flow across the nodes (the fastest "
+      "cross-node ring alone, or the whole ring's probe); R: the "
+      "ranks sharing a link out of a node, from what each ring gets with all running at once; W_o/R: what each "
+      "cross-node ring of hier gets. The 15% bound is reported, not blocking.")
 PY
 echo "bench-hier: records in $out" >&2
 exit $failures

@@ -171,7 +171,9 @@ class CollCommand final : public Command {
       }
       if (!plan.sizes.empty()) {
         std::uint64_t need = 0;
-        for (const auto kind : kinds) need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), coll::size_of(plan.type), ctx.mpi.size(), measures_direct(plan, kind)));
+        for (const auto kind : kinds)
+          need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), coll::size_of(plan.type), ctx.mpi.size(),
+                                               measures_direct(plan, kind), hier_scratch_ranks(plan, kind, topology)));
         require_memory(node, need, fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
       }
       if (!f_.tuning.empty()) {
@@ -363,12 +365,22 @@ class CollCommand final : public Command {
                         [](Impl i) { return i == Impl::Direct || i == Impl::Auto; }) != plan.impls.end();
   }
 
+  // K when hier ReduceScatter runs on nodes of K ranks (its scratch), else 0.
+  static int hier_scratch_ranks(const CollPlan& plan, coll::CollectiveKind kind, const Topology& topology) {
+    const bool hier = std::find(plan.impls.begin(), plan.impls.end(), Impl::Hier) != plan.impls.end();
+    const bool two_levels = topology.nodes > 1 && topology.ranks_per_node > 1;
+    return hier && two_levels && kind == coll::CollectiveKind::ReduceScatter ? topology.ranks_per_node : 0;
+  }
+
   // What measure_collectives allocates per rank at `bytes` (send, recv, in
   // place, its pristine copy, two host staging arrays), plus one more array
-  // for the MPI library's own temporaries, and direct AllReduce's N receive
-  // slots when it runs. Rank 0 holds the largest blocks.
+  // for the MPI library's own temporaries, direct AllReduce's N receive
+  // slots when it runs, and hier ReduceScatter's scratch on nodes of
+  // `hier_k` ranks (0: it does not run): the regrouped input and the
+  // node's reduced piece (collectives/hierarchical.cpp). Rank 0 holds the
+  // largest blocks.
   static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, std::size_t es, int nranks,
-                                      bool direct) {
+                                      bool direct, int hier_k) {
     const coll::CollectiveTraits& t = coll::traits(kind);
     const coll::CallShape rank0{bytes / es, 0, nranks};
     const std::uint64_t in = saturating_mul(t.input_count(rank0), es);
@@ -378,6 +390,10 @@ class CollCommand final : public Command {
     total = saturating_add(total, saturating_mul(buffer, 2));                  // in place, pristine
     total = saturating_add(total, saturating_add(std::max(in, out), buffer));  // host staging, full pattern
     if (direct) total = saturating_add(total, saturating_mul(bytes, static_cast<std::uint64_t>(nranks)));
+    if (hier_k > 0) {
+      const std::uint64_t piece = (bytes / es + static_cast<std::uint64_t>(hier_k) - 1) / static_cast<std::uint64_t>(hier_k);
+      total = saturating_add(total, saturating_add(bytes, saturating_mul(piece, es)));
+    }
     return saturating_add(total, buffer);
   }
 

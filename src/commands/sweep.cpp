@@ -233,9 +233,9 @@ class SweepCommand final : public Command {
       ctx.progress << "sweep: the ring probe inside the nodes and across them\n" << std::flush;
       levels = runner.measure_two_level_probes();
     }
-    if (levels && (levels->intra.wrong > 0 || levels->inter.wrong > 0))
+    if (levels && (levels->intra.wrong > 0 || levels->inter.wrong > 0 || levels->inter_alone_wrong > 0))
       return out.exit_status(fmt::format("the two-level ring probe received {} wrong bytes",
-                                         levels->intra.wrong + levels->inter.wrong));
+                                         levels->intra.wrong + levels->inter.wrong + levels->inter_alone_wrong));
     std::vector<sweep::PointRecord> points;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
     // --model-hw needs only the ceilings: the same shapes on the preset and
@@ -250,8 +250,10 @@ class SweepCommand final : public Command {
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
-    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
       print_two_level(ctx.out, two->shape, two->ceilings, two->prediction, two->sources);
+      print_two_level_probes(ctx.out, *levels);
+    }
     console.table_header(plan);
 
     std::optional<sweep::CrossoverSearch> search;
@@ -276,8 +278,10 @@ class SweepCommand final : public Command {
         doc["points"].push_back(std::move(point));
       }
       doc["crossover"] = crossover_json(analysis, search_report);
-      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
         doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
+        doc["two_level"]["probes"] = two_level_probes_json(*levels);
+      }
       doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
       doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
                                     : points.size() == plan.D.size();

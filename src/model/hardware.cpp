@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <toml++/toml.h>
 #include <utility>
@@ -107,9 +108,10 @@ int datatype_size(std::string_view datatype) {
 const LinkPreset& HardwarePreset::link(std::string_view link_name) const {
   const std::string key(link_name.empty() ? std::string_view(default_link) : link_name);
   const auto it = links.find(key);
-  if (it == links.end())
-    throw_usage("--link: preset '{}' has no link '{}' (it has: {})", name, key, join_map_keys(links));
-  return it->second;
+  if (it != links.end()) return it->second;
+  for (const auto& [link_key, link] : links)
+    if (std::find(link.aliases.begin(), link.aliases.end(), key) != link.aliases.end()) return link;
+  throw_usage("--link: preset '{}' has no link '{}' (it has: {})", name, key, join_map_keys(links));
 }
 
 double HardwarePreset::flops_for(std::string_view datatype) const {
@@ -157,14 +159,31 @@ HardwarePreset parse_hardware_preset(std::string_view toml_text, const std::stri
     const auto* t = node.as_table();
     const std::string context = fmt::format("links.{}", key.str());
     if (!t) throw_usage("{}: '{}' must be a table", where(node, origin), context);
-    reject_unknown_keys(*t, {"description", "bytes_per_s", "latency_s"}, "[" + context + "]", origin);
+    reject_unknown_keys(*t, {"description", "bytes_per_s", "latency_s", "aliases"}, "[" + context + "]", origin);
     LinkPreset link;
     link.name = std::string(key.str());
     link.description = optional_string(*t, "description", origin);
     link.bytes_per_s = positive_number(*t, "bytes_per_s", context, origin);
     link.latency_s = positive_number(*t, "latency_s", context, origin, /*allow_zero=*/true);
+    if (const auto* node_aliases = t->get("aliases")) {
+      const auto* list = node_aliases->as_array();
+      if (!list) throw_usage("{}: '{}.aliases' must be a list of names", where(*node_aliases, origin), context);
+      for (const auto& a : *list) {
+        const auto alias = a.value<std::string>();
+        if (!alias || alias->empty())
+          throw_usage("{}: '{}.aliases' must be a list of names", where(a, origin), context);
+        link.aliases.push_back(*alias);
+      }
+    }
     hw.links.emplace(link.name, std::move(link));
   }
+  // A name means one link: no alias may be another link's name or alias.
+  std::map<std::string, std::string> owner;
+  for (const auto& [key, link] : hw.links) owner.emplace(key, key);
+  for (const auto& [key, link] : hw.links)
+    for (const auto& alias : link.aliases)
+      if (const auto [it, fresh] = owner.emplace(alias, key); !fresh)
+        throw_usage("{}: the alias '{}' of links.{} is already a name of links.{}", origin, alias, key, it->second);
   hw.default_link = optional_string(root, "default_link", origin);
   if (hw.default_link.empty()) {
     if (hw.links.size() != 1)

@@ -23,6 +23,9 @@ struct LinkPreset {
   std::string description;
   double bytes_per_s = 0;    // W: one way, per rank
   double latency_s = 0;      // a: per message (per ring step)
+  // Other names the link answers to (TOML `aliases`), e.g. "ib-ndr" for an
+  // "infiniband" link that is NDR.
+  std::vector<std::string> aliases;
 };
 
 struct HardwarePreset {

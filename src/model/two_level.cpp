@@ -1,6 +1,7 @@
 #include "model/two_level.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardroof::model {
 namespace {
@@ -58,6 +59,14 @@ TwoLevelPrediction predict_two_level(const TwoLevelShape& shape, const TwoLevelC
   const bool two_levels = shape.nodes > 1 && shape.ranks_per_node > 1;
   p.faster = two_levels && p.t_comm_hier < p.t_comm_flat ? "hier" : "ring";
   return p;
+}
+
+int ranks_sharing_inter_link(double alone_bytes_per_s, double together_bytes_per_s, int ranks_per_node) {
+  if (!(alone_bytes_per_s > 0) || !(together_bytes_per_s > 0) || ranks_per_node <= 1) return 1;
+  const double ratio = alone_bytes_per_s / together_bytes_per_s;
+  int r = 1;
+  while (r < ranks_per_node && ratio > std::sqrt(static_cast<double>(r) * (r + 1))) ++r;
+  return r;
 }
 
 }  // namespace shardroof::model

@@ -85,4 +85,15 @@ double d_star_of(const TwoLevelShape& shape, double flops_per_s, double t_comm);
 
 TwoLevelPrediction predict_two_level(const TwoLevelShape& shape, const TwoLevelCeilings& c);
 
+// R from two measurements of the link between nodes: `alone`, what one
+// cross-node ring gets with the others idle, and `together`, what each gets
+// with all K running at once. The flows on a link share it, so alone /
+// together is R, up to what the concurrent flows lose to each other
+// (TCP flows started together through one shaped link finish unevenly and
+// leave it partly idle: 2x to 8x for R = 2 on emulated nodes); R is a whole
+// number of ranks, so the ratio is rounded to the nearest of 1 .. K on a
+// log scale (between n and n+1 at sqrt(n(n+1))). 1 when either rate is not
+// positive.
+int ranks_sharing_inter_link(double alone_bytes_per_s, double together_bytes_per_s, int ranks_per_node);
+
 }  // namespace shardroof::model

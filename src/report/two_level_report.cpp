@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/values.h"
+
 namespace shardroof {
 namespace {
 
@@ -25,7 +27,54 @@ const std::optional<sweep::PredictedCrossover>& prediction_for(const sweep::TwoL
   return impl == "hier" ? two.hier : two.ring;
 }
 
+void print_probe(std::ostream& out, const char* level, const link::RingProbeResult& r) {
+  for (std::size_t i = 0; i < r.bytes.size() && i < r.step_time.size(); ++i) {
+    const TimeStats& t = r.step_time[i];
+    std::string transfers;
+    for (const auto& p : r.transfers)
+      if (i < p.times.size())
+        transfers += fmt::format(" {}->{} {}", p.pair.src, p.pair.dst, time_text(p.times[i].one_way.median));
+    out << fmt::format("#   probe {} {:>9}: step {} ({} .. {}); transfers{}\n", level, format_bytes(r.bytes[i]),
+                       time_text(t.median), time_text(t.min), time_text(t.max), transfers);
+  }
+}
+
+nlohmann::json probe_json(const link::RingProbeResult& r) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.bytes.size() && i < r.step_time.size(); ++i) {
+    const TimeStats& t = r.step_time[i];
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const auto& p : r.transfers)
+      if (i < p.times.size())
+        transfers.push_back({{"src", p.pair.src}, {"dst", p.pair.dst}, {"median_s", p.times[i].one_way.median}});
+    sizes.push_back({{"bytes", r.bytes[i]},
+                     {"step_s", {{"median", t.median}, {"min", t.min}, {"max", t.max}}},
+                     {"transfers", transfers}});
+  }
+  return {{"sizes", sizes}, {"fit_sizes", r.fit.bandwidth_sizes}};
+}
+
 }  // namespace
+
+void print_two_level_probes(std::ostream& out, const sweep::TwoLevelProbes& probes) {
+  print_probe(out, "inside a node", probes.intra);
+  print_probe(out, "between nodes", probes.inter);
+  print_probe(out, "between nodes, this ring alone", probes.inter_alone);
+  std::string alone;
+  for (const auto& f : probes.inter_alone_fits) alone += fmt::format(" {:.4g}", f.W_bytes_per_s);
+  out << fmt::format("#   probe between nodes, each ring alone (by local index): W ={} B/s\n", alone);
+}
+
+nlohmann::json two_level_probes_json(const sweep::TwoLevelProbes& probes) {
+  return {{"intra", probe_json(probes.intra)},
+          {"inter", probe_json(probes.inter)},
+          {"inter_alone", probe_json(probes.inter_alone)},
+          {"inter_alone_W_bytes_per_s", [&] {
+             std::vector<double> w;
+             for (const auto& f : probes.inter_alone_fits) w.push_back(f.W_bytes_per_s);
+             return w;
+           }()}};
+}
 
 void print_two_level(std::ostream& out, const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
                      const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources) {

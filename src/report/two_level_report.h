@@ -26,6 +26,11 @@ nlohmann::json two_level_json(const model::TwoLevelShape& shape, const model::Tw
 void print_two_level_crossovers(std::ostream& out, const sweep::TwoLevelAnalysis& two,
                                 const sweep::SweepAnalysis& analysis, const std::string& impl);
 
+// Each level's probe, size by size: the step's median (min, max) over
+// iterations and each transfer's median, so a W that reads low shows where.
+void print_two_level_probes(std::ostream& out, const sweep::TwoLevelProbes& probes);
+nlohmann::json two_level_probes_json(const sweep::TwoLevelProbes& probes);
+
 nlohmann::json two_level_sweep_json(const sweep::TwoLevelAnalysis& two, const sweep::SweepAnalysis& analysis,
                                     const std::string& impl);
 

@@ -126,6 +126,27 @@ TEST(HardwarePresets, H100HbmIntensity) {
   EXPECT_EQ(c.link_bytes_per_s, 4.5e11);  // default link: NVLink
 }
 
+TEST(HardwarePresets, InfiniBandNdrAnswersToIbNdr) {
+  for (const char* name : {"h100", "h200", "b200"}) {
+    const HardwarePreset hw = load_hardware_preset(name);
+    const LinkPreset& by_alias = hw.link("ib-ndr");
+    EXPECT_EQ(by_alias.name, "infiniband") << name;
+    EXPECT_NE(by_alias.description.find("NDR"), std::string::npos) << name;
+    EXPECT_EQ(&by_alias, &hw.link("infiniband")) << name;
+  }
+  // A100's InfiniBand is HDR: not ib-ndr.
+  EXPECT_THROW(load_hardware_preset("a100").link("ib-ndr"), UsageError);
+}
+
+TEST(HardwarePresets, AliasesAreNamesAndUnique) {
+  const std::string aliased = std::string(kMinimal) + "aliases = [\"cable\"]\n";
+  EXPECT_EQ(parse_hardware_preset(aliased, "ok.toml").link("cable").name, "wire");
+  expect_usage_error(std::string(kMinimal) + "aliases = \"cable\"\n", "must be a list of names");
+  expect_usage_error(std::string(kMinimal) + "aliases = [1]\n", "must be a list of names");
+  expect_usage_error(std::string(kMinimal) + "aliases = [\"cable\"]\n[links.cable]\nbytes_per_s = 1e9\nlatency_s = 0\n",
+                     "already a name of links.");
+}
+
 TEST(HardwarePresets, LoadsFromAFile) {
   TempDir dir;
   const auto path = dir.write("toy.toml", kMinimal);

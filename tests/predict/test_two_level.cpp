@@ -87,5 +87,27 @@ TEST(TwoLevel, AMeasuredFlatLinkReplacesTheSlowerLevel) {
   EXPECT_NEAR(p.t_comm_flat, 2.62881024e-3, 1e-12);
 }
 
+TEST(TwoLevel, RanksSharingTheInterLinkFromAloneAndTogether) {
+  // K = 2: alone 117 MB/s, together 46.6 .. 50 (2.3 .. 2.5x): the two rings share one link.
+  EXPECT_EQ(ranks_sharing_inter_link(117e6, 46.6e6, 2), 2);
+  EXPECT_EQ(ranks_sharing_inter_link(117e6, 50e6, 2), 2);
+  // A link per rank: together as fast as alone, or a little slower.
+  EXPECT_EQ(ranks_sharing_inter_link(117e6, 117e6, 2), 1);
+  EXPECT_EQ(ranks_sharing_inter_link(117e6, 90e6, 4), 1);
+  // Rounded on a log scale: 1|2 at sqrt(2), 2|3 at sqrt(6), 3|4 at sqrt(12).
+  EXPECT_EQ(ranks_sharing_inter_link(1.40, 1, 4), 1);
+  EXPECT_EQ(ranks_sharing_inter_link(1.42, 1, 4), 2);
+  EXPECT_EQ(ranks_sharing_inter_link(2.44, 1, 4), 2);
+  EXPECT_EQ(ranks_sharing_inter_link(2.46, 1, 4), 3);
+  EXPECT_EQ(ranks_sharing_inter_link(3.47, 1, 4), 4);
+  // Never more than the ranks of a node.
+  EXPECT_EQ(ranks_sharing_inter_link(10, 1, 4), 4);
+  EXPECT_EQ(ranks_sharing_inter_link(10, 1, 2), 2);
+  // Nothing measured, or one rank per node: 1.
+  EXPECT_EQ(ranks_sharing_inter_link(0, 1, 4), 1);
+  EXPECT_EQ(ranks_sharing_inter_link(1, 0, 4), 1);
+  EXPECT_EQ(ranks_sharing_inter_link(10, 1, 1), 1);
+}
+
 }  // namespace
 }  // namespace shardroof::model

@@ -10,6 +10,7 @@
 #include "sweep/check.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
+#include "sweep/two_level.h"
 
 namespace shardroof::sweep {
 namespace {
@@ -301,6 +302,34 @@ TEST(CheckTolerance, GrowsWithTheInnerLengthAndTheDatatype) {
   EXPECT_LT(product_tolerance(coll::DataType::Double, 64, 2), product_tolerance(coll::DataType::Float, 64, 2));
   EXPECT_LT(product_tolerance(coll::DataType::Float, 64, 2), product_tolerance(coll::DataType::BFloat16, 64, 2));
   EXPECT_LT(product_tolerance(coll::DataType::Float, 64, 2), product_tolerance(coll::DataType::Float, 4096, 2));
+}
+
+link::AlphaBetaFit fit_of(double W, double alpha, bool valid = true) {
+  link::AlphaBetaFit f;
+  f.valid = valid;
+  f.W_bytes_per_s = W;
+  f.alpha_s = alpha;
+  return f;
+}
+
+TEST(TwoLevelLinks, OneFlowBetweenNodesIsTheFastestMeasurement) {
+  // One ring alone read half the link (its two directions serialized), the
+  // other the whole; the whole ring's probe matched.
+  model::LinkLevel w = one_flow_between_nodes({fit_of(59e6, 1e-4), fit_of(118e6, 5e-5)}, {117e6, 9e-5}, 2e9);
+  EXPECT_DOUBLE_EQ(w.bytes_per_s, 118e6);
+  EXPECT_DOUBLE_EQ(w.latency_s, 5e-5);
+  // Both rings alone at half: the whole ring's probe.
+  w = one_flow_between_nodes({fit_of(30e6, 1e-4), fit_of(30e6, 2e-4)}, {59e6, 9e-5}, 2e9);
+  EXPECT_DOUBLE_EQ(w.bytes_per_s, 59e6);
+  EXPECT_DOUBLE_EQ(w.latency_s, 9e-5);
+  // The whole ring is slower inside the nodes than across: it says nothing
+  // of the link between them.
+  w = one_flow_between_nodes({fit_of(30e6, 1e-4)}, {59e6, 9e-5}, 50e6);
+  EXPECT_DOUBLE_EQ(w.bytes_per_s, 30e6);
+  // Invalid fits are skipped; nothing measured: 0.
+  w = one_flow_between_nodes({fit_of(500e6, 1e-4, false), fit_of(40e6, 1e-4)}, {}, 2e9);
+  EXPECT_DOUBLE_EQ(w.bytes_per_s, 40e6);
+  EXPECT_DOUBLE_EQ(one_flow_between_nodes({}, {}, 2e9).bytes_per_s, 0);
 }
 
 }  // namespace
