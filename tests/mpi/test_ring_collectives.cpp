@@ -285,5 +285,72 @@ TEST(RingCollectives, RepeatedAndInterleavedCalls) {
   EXPECT_ALL_RANKS(failures.empty(), failures.str());
 }
 
+// Host memory that reports a 4 KiB shared cache and counts the reductions
+// written past it, so the ring ReduceScatter's streaming last step runs at
+// small counts.
+class SmallCacheHostMemory final : public MemoryOps {
+ public:
+  static constexpr std::size_t kCacheBytes = 4096;
+  MemorySpace space() const override { return host_.space(); }
+  std::unique_ptr<Allocation> allocate(std::size_t bytes) override { return host_.allocate(bytes); }
+  void copy(void* dst, const void* src, std::size_t bytes) override { host_.copy(dst, src, bytes); }
+  void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType type, ReduceOp op) override {
+    host_.reduce(dst, a, b, count, type, op);
+  }
+  void reduce_write_once(void* dst, const void* a, const void* b, std::size_t count, DataType type,
+                         ReduceOp op) override {
+    ++write_once_calls;
+    host_.reduce_write_once(dst, a, b, count, type, op);
+  }
+  std::size_t shared_cache_bytes() const override { return kCacheBytes; }
+  void divide(void* buf, std::size_t count, DataType type, int divisor) override {
+    host_.divide(buf, count, type, divisor);
+  }
+  std::size_t max_segment_bytes() const override { return host_.max_segment_bytes(); }
+  int write_once_calls = 0;
+
+ private:
+  HostMemoryOps host_;
+};
+
+// A ReduceScatter whose output is larger than the shared cache writes its
+// last step with reduce_write_once (not for Avg, which reads the output
+// again to divide it), and the result is the same, in place and out of place.
+TEST(RingCollectives, ReduceScatterPastTheSharedCacheWritesItsOutputOnce) {
+  const int rank = world_rank();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  SmallCacheHostMemory memory;
+  FailureLog failures;
+  for (const DataType type : {DataType::Float, DataType::Half}) {
+    for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Avg}) {
+      for (const std::size_t count : {std::size_t{17}, std::size_t{7919}, std::size_t{100003}}) {
+        const bool streams = n > 1 && op != ReduceOp::Avg && count * size_of(type) > SmallCacheHostMemory::kCacheBytes;
+        const Reference ref(count, type, op, rank, n, false);
+        Buffers buf(CollectiveKind::ReduceScatter, count, type, rank, n, ref);
+        for (const bool in_place : {false, true}) {
+          for (const std::size_t segment : {RingOptions{}.segment_bytes, kSmallSegment}) {
+            const auto rs = make_ring(CollectiveKind::ReduceScatter, transport, memory, segment);
+            const std::string what = std::string(to_string(type)) + " " + std::string(to_string(op)) + " count " +
+                                     std::to_string(count) + (in_place ? " in place" : " out of place") +
+                                     " segment " + std::to_string(segment);
+            memory.write_once_calls = 0;
+            const auto [send, recv] = buf.prepare(in_place);
+            rs->run(send, recv, count, type, op);
+            const std::string p = buf.problems(type, op);
+            if (!p.empty()) failures.add() << what << ": " << p << "\n";
+            const bool this_rank_has_output = BlockPartition(count, n).size(rank) > 0;
+            if (streams && this_rank_has_output && memory.write_once_calls == 0)
+              failures.add() << what << ": did not write its output past the cache\n";
+            if (!streams && memory.write_once_calls != 0)
+              failures.add() << what << ": wrote past the cache an output that fits it\n";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_ALL_RANKS(failures.empty(), failures.str());
+}
+
 }  // namespace
 }  // namespace shardroof::coll
