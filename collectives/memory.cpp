@@ -10,7 +10,6 @@
 #include <fstream>
 #include <limits>
 #include <new>
-#include <string>
 
 #include "collectives/half.h"
 #include "collectives/reduce_kernels.h"
@@ -68,13 +67,6 @@ void HostMemoryOps::reduce(void* dst, const void* a, const void* b, std::size_t 
                            DataType type, ReduceOp op) {
   host_reduce(dst, a, b, count, type, op);
 }
-
-void HostMemoryOps::reduce_write_once(void* dst, const void* a, const void* b, std::size_t count, DataType type,
-                                      ReduceOp op) {
-  host_reduce_streaming(dst, a, b, count, type, op);
-}
-
-std::size_t HostMemoryOps::shared_cache_bytes() const { return host_last_level_cache_bytes(); }
 
 std::size_t HostMemoryOps::max_segment_bytes() const { return host_segment_cap_bytes(); }
 
@@ -163,48 +155,6 @@ void host_reduce(void* dst, const void* a, const void* b, std::size_t count, Dat
     case ReduceOp::Max: return reduce_typed<MaxOp>(dst, a, b, count, type);
     case ReduceOp::Min: return reduce_typed<MinOp>(dst, a, b, count, type);
   }
-}
-
-void host_reduce_streaming(void* dst, const void* a, const void* b, std::size_t count, DataType type,
-                           ReduceOp op) {
-  // 4 KiB: a block small enough for the L1 cache of any processor (16 KiB
-  // or more), large enough that each block's calls cost little.
-  constexpr std::size_t kScratchBytes = 4096;
-  alignas(64) std::byte scratch[kScratchBytes];
-  const std::size_t es = size_of(type);
-  const std::size_t per_block = kScratchBytes / es;
-  auto* d = static_cast<std::byte*>(dst);
-  const auto* x = static_cast<const std::byte*>(a);
-  const auto* y = static_cast<const std::byte*>(b);
-  for (std::size_t i = 0; i < count; i += per_block) {
-    const std::size_t n = std::min(per_block, count - i);
-    host_reduce(scratch, x + i * es, y + i * es, n, type, op);
-    detail::copy_streaming(d + i * es, scratch, n * es);
-  }
-}
-
-std::size_t host_last_level_cache_bytes() {
-  static const std::size_t bytes = [] {
-    for (const int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-      const long b = sysconf(name);
-      if (b > 0) return static_cast<std::size_t>(b);
-    }
-    // The C library reports none (some processors and libraries): the
-    // largest cache sysfs lists for cpu0.
-    std::size_t largest = 0;
-    for (int index = 0;; ++index) {
-      std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-      if (!in) break;
-      std::size_t value = 0;
-      char unit = 0;
-      if (!(in >> value)) continue;
-      in >> unit;
-      const std::size_t scale = unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
-      largest = std::max(largest, value * scale);
-    }
-    return largest;
-  }();
-  return bytes;
 }
 
 void host_divide(void* buf, std::size_t count, DataType type, int divisor) {

@@ -34,18 +34,6 @@ class MemoryOps {
   // computed in float and rounded once. Avg reduces as Sum (see finish_avg).
   virtual void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType type,
                       ReduceOp op) = 0;
-  // As reduce, for an output written once and not read again by the
-  // collective (the last step of a ReduceScatter): where the memory can, dst
-  // is written past the caches (host: non-temporal stores), which saves
-  // reading each output line for ownership. By default, reduce.
-  virtual void reduce_write_once(void* dst, const void* a, const void* b, std::size_t count, DataType type,
-                                 ReduceOp op) {
-    reduce(dst, a, b, count, type, op);
-  }
-  // The size of the cache shared by the cores this memory is reduced on
-  // (host: the last level), 0 where unknown. A collective whose output is
-  // larger than this writes it with reduce_write_once.
-  virtual std::size_t shared_cache_bytes() const { return 0; }
   // buf[i] /= divisor, the last step of an Avg reduction.
   virtual void divide(void* buf, std::size_t count, DataType type, int divisor) = 0;
   // Wait for queued work on this memory (device streams); no-op on the host.
@@ -90,9 +78,6 @@ class HostMemoryOps final : public MemoryOps {
   void copy(void* dst, const void* src, std::size_t bytes) override;
   void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType type,
               ReduceOp op) override;
-  void reduce_write_once(void* dst, const void* a, const void* b, std::size_t count, DataType type,
-                         ReduceOp op) override;
-  std::size_t shared_cache_bytes() const override;
   void divide(void* buf, std::size_t count, DataType type, int divisor) override;
   std::size_t max_segment_bytes() const override;
 };
@@ -100,16 +85,6 @@ class HostMemoryOps final : public MemoryOps {
 // The host reduction kernel itself, usable without a MemoryOps.
 void host_reduce(void* dst, const void* a, const void* b, std::size_t count, DataType type,
                  ReduceOp op);
-// host_reduce with dst written by non-temporal stores (copy_streaming in
-// reduce_kernels.h): the result is computed a small block at a time into a
-// scratch buffer that stays in the L1 cache and streamed out from there, so
-// every type and operation shares host_reduce's arithmetic. dst may alias a
-// or b: each block is read before it is written.
-void host_reduce_streaming(void* dst, const void* a, const void* b, std::size_t count, DataType type,
-                           ReduceOp op);
-// The last-level cache of this host in bytes as the C library or sysfs
-// reports it, 0 where neither does.
-std::size_t host_last_level_cache_bytes();
 void host_divide(void* buf, std::size_t count, DataType type, int divisor);
 
 }  // namespace shardroof::coll

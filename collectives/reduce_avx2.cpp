@@ -3,10 +3,7 @@
 // carry target attributes and run only where have_avx2_f16c() says so.
 #include <immintrin.h>
 
-#include <algorithm>
-#include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "collectives/half.h"
 #include "collectives/reduce_kernels.h"
@@ -114,20 +111,6 @@ SHARDROOF_AVX2 void reduce_16bit_avx2(void* dst, const void* a, const void* b, s
 bool have_avx2_f16c() {
   static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
   return have;
-}
-
-void copy_streaming(void* dst, const void* src, std::size_t bytes) {
-  auto* d = static_cast<std::byte*>(dst);
-  const auto* s = static_cast<const std::byte*>(src);
-  constexpr std::size_t kVector = sizeof(__m128i);
-  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(d) % kVector;
-  const std::size_t head = std::min(bytes, misaligned ? kVector - misaligned : std::size_t{0});
-  std::memcpy(d, s, head);
-  std::size_t i = head;
-  for (; i + kVector <= bytes; i += kVector)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
-  std::memcpy(d + i, s + i, bytes - i);
-  _mm_sfence();  // streaming stores are weakly ordered: visible before any later store
 }
 
 #undef SHARDROOF_AVX2

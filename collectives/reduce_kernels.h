@@ -24,12 +24,4 @@ void reduce_16bit_avx2(void* dst, const void* a, const void* b, std::size_t n, D
 // Whether this CPU runs reduce_16bit_avx2 (AVX2 and F16C); fixed for the process.
 bool have_avx2_f16c();
 
-// memcpy(dst, src, bytes) for ranges that do not overlap, writing dst with
-// non-temporal (streaming) stores where the processor has them (SSE2 on
-// x86-64, part of its baseline): the written lines go to memory without
-// being read for ownership first and without displacing cached data.
-// Unaligned head and tail bytes are copied plainly; the stores are fenced
-// before it returns. Elsewhere it is memcpy.
-void copy_streaming(void* dst, const void* src, std::size_t bytes);
-
 }  // namespace shardroof::coll::detail

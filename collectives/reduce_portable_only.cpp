@@ -1,6 +1,5 @@
 // Processors other than x86-64: the 16-bit reductions run the portable loops
 // only (see reduce_kernels.h).
-#include <cstring>
 #include <stdexcept>
 
 #include "collectives/reduce_kernels.h"
@@ -12,9 +11,5 @@ void reduce_16bit_avx2(void*, const void*, const void*, std::size_t, DataType, R
 }
 
 bool have_avx2_f16c() { return false; }
-
-void copy_streaming(void* dst, const void* src, std::size_t bytes) {
-  if (bytes > 0) std::memcpy(dst, src, bytes);
-}
 
 }  // namespace shardroof::coll::detail

@@ -45,15 +45,6 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
     return work + static_cast<std::size_t>(step % 2) * part.max_size() * es;
   };
 
-  // The output of a ReduceScatter (not the AllReduce's, which the gather
-  // sends on) is written once here and not read again by the collective:
-  // when the call's output over all ranks is larger than the shared cache,
-  // it cannot stay there for a reader anyway, and writing it past the
-  // caches saves reading each line for ownership. Avg divides the output
-  // afterwards, so it keeps it cached.
-  const std::size_t cache = memory.shared_cache_bytes();
-  const bool stream_output = !full && op != ReduceOp::Avg && cache > 0 && count * es > cache;
-
   Tracer* const tr = options.tracer;
   std::vector<RequestPtr> sends;
   for (int step = 0; step < n - 1; ++step) {
@@ -95,11 +86,7 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
         recvs[j % 2]->wait();
       }
       TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", j}, {"bytes", len * es}});
-      if (stream_output && step == n - 2) {
-        memory.reduce_write_once(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
-      } else {
-        memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
-      }
+      memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
     }
     // The next step sends what this one reduced, and the buffer this step
     // sent from is written again two steps later: both need the sends done.

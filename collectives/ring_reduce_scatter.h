@@ -7,12 +7,7 @@
 // N-1 steps rank r holds block r reduced over all ranks. Each step is cut
 // into segments; the receive of segment j+1 is posted before segment j is
 // reduced. Extra memory: two segments for receives and two blocks of
-// partial sums, O(count/N + segment). The last step reduces straight into
-// the output; when the call's output over all ranks (S) is larger than the
-// memory's shared cache (MemoryOps::shared_cache_bytes, the host's
-// last-level cache) and the op is not Avg, it writes the output with
-// MemoryOps::reduce_write_once (host: non-temporal stores), which saves
-// reading the S/N output bytes of each rank for ownership.
+// partial sums, O(count/N + segment).
 //
 // Cost (alpha-beta-gamma, S = count * element size bytes, g = time to reduce
 // one byte): T = (N-1) * alpha + (N-1)/N * S * beta + (N-1)/N * S * g.

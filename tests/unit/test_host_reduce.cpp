@@ -1,8 +1,5 @@
 // host_reduce / host_divide: every datatype x op, out of place and with dst
 // aliasing either input (the ring reduces into its own accumulator).
-// host_reduce_streaming and copy_streaming against host_reduce and memcpy,
-// byte for byte, over sizes from 0 and alignments the vector stores must
-// handle around.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +12,6 @@
 #include "collectives/check_pattern.h"
 #include "collectives/half.h"
 #include "collectives/memory.h"
-#include "collectives/reduce_kernels.h"
 #include "collectives/types.h"
 #include "../collective_test_values.h"
 
@@ -185,70 +181,6 @@ TEST(HostMemoryOps, ReduceAndCopyGoThroughTheHostKernels) {
   auto empty = mem.allocate(0);
   EXPECT_NE(empty->data(), nullptr);
   EXPECT_EQ(empty->bytes(), 0u);
-}
-
-TEST(CopyStreaming, CopiesEveryLengthAndAlignmentExactlyAndNothingElse) {
-  // Lengths around the 16-byte vector and past several of them; dst and src
-  // at every offset within a vector, so head, body and tail all vary.
-  for (const std::size_t bytes : {0, 1, 15, 16, 17, 31, 33, 100, 4099}) {
-    for (std::size_t dst_off = 0; dst_off < 16; ++dst_off) {
-      for (const std::size_t src_off : {std::size_t{0}, std::size_t{3}}) {
-        std::vector<unsigned char> src(bytes + 32), dst(bytes + 64, 0xa5);
-        for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 31 + 7);
-        detail::copy_streaming(dst.data() + 16 + dst_off, src.data() + src_off, bytes);
-        std::vector<unsigned char> want(bytes + 64, 0xa5);
-        std::copy(src.begin() + static_cast<std::ptrdiff_t>(src_off),
-                  src.begin() + static_cast<std::ptrdiff_t>(src_off + bytes),
-                  want.begin() + static_cast<std::ptrdiff_t>(16 + dst_off));
-        ASSERT_EQ(dst, want) << bytes << " bytes, dst offset " << dst_off << ", src offset " << src_off;
-      }
-    }
-  }
-}
-
-TEST_P(HostReduce, StreamingGivesTheSameBytesAsThePlainReduction) {
-  const auto [type, op] = GetParam();
-  const std::size_t es = size_of(type);
-  // 0, 1, odd, and counts spanning several of the streaming kernel's
-  // scratch blocks (4 KiB) with a remainder.
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, 4096 / es + 1, 3 * 4096 / es + 5}) {
-    // dst one element past a 64-byte boundary (not vector-aligned) and aligned.
-    for (const std::size_t dst_elem : {std::size_t{0}, std::size_t{1}}) {
-      for (const Alias alias : {Alias::None, Alias::DstIsA}) {
-        SCOPED_TRACE(std::to_string(n) + " elements, dst at element " + std::to_string(dst_elem) +
-                     (alias == Alias::None ? ", separate" : ", dst == a"));
-        const auto a = make_buffer(n + 1, type, input_a);
-        const auto b = make_buffer(n + 1, type, input_b);
-        std::vector<std::byte> want((n + 1) * es + 64), got((n + 1) * es + 64, std::byte{0x5a});
-        host_reduce(want.data(), a.data(), b.data(), n, type, op);
-        std::byte* dst = got.data() + dst_elem * es;
-        const void* lhs = a.data();
-        std::vector<std::byte> a_copy(a);
-        if (alias == Alias::DstIsA) {
-          std::copy(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n * es), dst);
-          lhs = dst;
-        }
-        host_reduce_streaming(dst, lhs, b.data(), n, type, op);
-        EXPECT_TRUE(std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n * es), dst));
-        EXPECT_TRUE(std::all_of(dst + n * es, got.data() + got.size(), [](std::byte v) { return v == std::byte{0x5a}; }))
-            << "wrote past the end";
-        if (dst_elem == 1) {
-          EXPECT_EQ(got[0], std::byte{0x5a}) << "wrote before the start";
-        }
-        EXPECT_EQ(a, a_copy);
-      }
-    }
-  }
-}
-
-TEST(HostMemoryOps, WriteOnceReductionGoesThroughTheStreamingKernel) {
-  HostMemoryOps mem;
-  const float a[5] = {1, 2, 3, 4, 5};
-  const float b[5] = {10, -20, 30, -40, 50};
-  float d[5] = {};
-  mem.reduce_write_once(d, a, b, 5, DataType::Float, ReduceOp::Sum);
-  EXPECT_EQ(std::vector<float>(d, d + 5), (std::vector<float>{11, -18, 33, -36, 55}));
-  EXPECT_EQ(mem.shared_cache_bytes(), host_last_level_cache_bytes());
 }
 
 }  // namespace
