@@ -8,6 +8,7 @@
 #
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --rate 1 -- link -b 16M -e 32M
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 3 --rate 1 --slow-rank 2:0.25 -- link --pattern shift
+#   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 3 --rate 1 --cpu-limit 1:0.15 -- sweep --D 4096
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --ranks-per-node 2 --rate 1 -- \
 #       sweep --ranks-per-node 2 --impl hier
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
@@ -15,7 +16,9 @@
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
 # (both directions; with --ranks-per-node, the link of rank R's node) to
-# RATE Gbit/s instead of --rate. With --ranks-per-node K (run only), K
+# RATE Gbit/s instead of --rate; --cpu-limit R:SHARE holds rank R to SHARE
+# of one CPU (scripts/cpu-limit.sh: a cgroup cpu quota, removed on exit;
+# exit 77 where none can be made). With --ranks-per-node K (run only), K
 # consecutive ranks share one namespace, an emulated node with one shaped
 # link to the bridge: ranks of one node reach each other over loopback TCP
 # inside the namespace (unshaped; Open MPI's shared memory would also join
@@ -67,7 +70,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,64p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -78,6 +81,7 @@ rates_list=""
 configs=""
 out_dir=""
 slow_rank=""
+cpu_limit=""
 ranks_per_node=1
 sweep_args=()
 cmd_args=()
@@ -89,6 +93,7 @@ while [[ $# -gt 0 ]]; do
     --configs) configs="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
     --slow-rank) slow_rank="$2"; shift 2 ;;
+    --cpu-limit) cpu_limit="$2"; shift 2 ;;
     --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
@@ -110,6 +115,7 @@ subnet="10.213.0.0/24"
 tbf_latency="${SHARDROOF_EMULATE_TBF_LATENCY:-100ms}"
 work="$(mktemp -d /tmp/shardroof-emulate.XXXXXX)"
 namespaces=()
+cpu_group=""
 
 teardown() {
   local ns
@@ -120,6 +126,7 @@ teardown() {
 cleanup() {
   local rc=$?
   teardown
+  [[ -n "$cpu_group" ]] && "$repo/scripts/cpu-limit.sh" remove "$cpu_group"
   rm -rf "$work"
   exit $rc
 }
@@ -168,10 +175,17 @@ setup() {
     tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
     tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
   done
-  # Each rank enters its namespace (its node's: rank / per): mpirun starts this wrapper.
+  # Each rank enters its namespace (its node's: rank / per): mpirun starts this
+  # wrapper. The CPU-limited rank joins its cgroup first, through this
+  # script's view of the file system (/proc/<pid>/root): `ip netns exec`
+  # mounts a fresh /sys for mpirun, without the cgroup hierarchies.
   cat > "$work/enter-rank-ns.sh" <<WRAP
 #!/usr/bin/env bash
-exec ip netns exec "${prefix}-r\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))" "\$@"
+ns="${prefix}-r\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))"
+if [[ -n "${cpu_group}" && "\$OMPI_COMM_WORLD_RANK" == "${cpu_limit%%:*}" ]]; then
+  exec "${repo}/scripts/cpu-limit.sh" exec "/proc/$$/root${cpu_group}" ip netns exec "\$ns" "\$@"
+fi
+exec ip netns exec "\$ns" "\$@"
 WRAP
   chmod +x "$work/enter-rank-ns.sh"
 }
@@ -199,11 +213,17 @@ if [[ "$mode" == run ]]; then
   fi
   [[ "$ranks_per_node" =~ ^[1-9][0-9]*$ && $((n % ranks_per_node)) == 0 ]] \
     || { echo "--ranks-per-node $ranks_per_node does not divide --ranks $n" >&2; exit 2; }
+  if [[ -n "$cpu_limit" ]]; then
+    [[ "$cpu_limit" =~ ^[0-9]+:[0-9.]+$ && "${cpu_limit%%:*}" -lt "$n" ]] \
+      || { echo "--cpu-limit: expected RANK:SHARE with RANK < --ranks $n, got '$cpu_limit'" >&2; exit 2; }
+    # A SKIPPED line (77) or a usage error (2) is cpu-limit.sh's own, on stderr.
+    cpu_group="$("$repo/scripts/cpu-limit.sh" create "${cpu_limit#*:}")" || exit $?
+  fi
   slow_node=""
   [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
   setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
   echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-    "(tbf burst $(burst_for "$gbit") B)${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}" >&2
+    "(tbf burst $(burst_for "$gbit") B)${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi

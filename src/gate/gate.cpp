@@ -86,15 +86,44 @@ void link_metrics(const json& doc, std::vector<Metric>& out) {
   }
 }
 
+// The rank whose median finish time of `measurement` ("t_math", ...) at one
+// point is the largest, from the point's per-rank records (ranks[r].
+// <measurement>_s.finish_s.p50, the straggler analysis's own measure),
+// beside the median over all ranks: where a slow D's time went. A record
+// without per-rank times says how the time was taken instead.
+std::string sweep_slowest_rank_text(const json& doc, const json& point, const std::string& measurement) {
+  const std::string field = measurement + "_s";
+  if (!point.contains("ranks") || !point["ranks"].is_array()) return "";
+  const json& ranks = point["ranks"];
+  std::vector<double> finishes;
+  for (const json& r : ranks) {
+    if (!r.contains(field) || !r[field].contains("finish_s")) return "";
+    finishes.push_back(number_at(r[field]["finish_s"], "p50"));
+  }
+  if (finishes.empty()) return "";
+  const auto slowest = static_cast<std::size_t>(std::max_element(finishes.begin(), finishes.end()) - finishes.begin());
+  const int rank = ranks[slowest].value("rank", static_cast<int>(slowest));
+  const std::string host = ranks[slowest].value("host", host_of(doc, static_cast<std::size_t>(rank)));
+  // Both times in the unit of the slowest's (a sweep's D spans microseconds to seconds).
+  const double t = finishes[slowest];
+  const auto [scale, unit] = t >= 1 ? std::pair{1.0, "s"} : t >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "us"};
+  return fmt::format("slowest rank {}{}: median finish {:.4g} {} per iteration, the median rank {:.4g} {}", rank,
+                     host.empty() ? "" : " (" + host + ")", t * scale, unit, median_of(finishes) * scale, unit);
+}
+
 void sweep_metrics(const json& doc, std::vector<Metric>& out) {
-  const std::string where = fmt::format("time per iteration = max over the {} ranks", doc.value("ranks", 0));
+  const std::string max_over_ranks =
+      fmt::format("time per iteration = max over the {} ranks", doc.value("ranks", 0));
   for (const json& p : doc.value("points", json::array())) {
     const auto D = p.value("D", std::uint64_t{0});
     for (const auto& [field, name] :
-         {std::pair{"t_math_s", "T_math"}, std::pair{"t_comm_s", "T_comm"}, std::pair{"t_step_s", "T_step"}}) {
-      const double t = p.contains(field) ? number_at(p[field], "median") : 0.0;
+         {std::pair{"t_math", "T_math"}, std::pair{"t_comm", "T_comm"}, std::pair{"t_step", "T_step"}}) {
+      const std::string stats = std::string(field) + "_s";
+      const double t = p.contains(stats) ? number_at(p[stats], "median") : 0.0;
       if (!(t > 0)) continue;  // one rank: no T_comm
-      out.push_back({fmt::format("D={}", D), name, "s", t, Better::Lower, 0, where});
+      std::string where = sweep_slowest_rank_text(doc, p, field);
+      out.push_back({fmt::format("D={}", D), name, "s", t, Better::Lower, 0,
+                     where.empty() ? max_over_ranks : std::move(where)});
     }
   }
   if (doc.contains("crossover") && doc["crossover"].is_object()) {

@@ -8,6 +8,9 @@
                                 FILE's "gate" has that verdict and the exit
                                 status that goes with it (0, 6); with WHAT,
                                 a failed check's "what" contains it
+  gate_json.py loaded FILE      FILE is a `link` record of a loaded pattern
+                                and each W check judged its pair's W under
+                                the pattern (W_bytes_per_s), not its idle W
 """
 import json
 import sys
@@ -64,6 +67,24 @@ def check(path, verdict, what=None):
     print(f"{path}: gate {verdict}, {len(gate['checks'])} checks, {len(failed)} failed")
 
 
+def loaded(path):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("pattern") in (None, "pingpong"):
+        sys.exit(f"{path}: pattern {doc.get('pattern')}, not a loaded one")
+    under_load = {f"pair {p['src']}-{p['dst']}": p for p in doc["pairs"]}
+    checks = doc["gate"]["checks"]
+    problems = []
+    for c in checks:
+        p = under_load.get(c["what"])
+        if p is None or c["measured"] != p["W_bytes_per_s"]:
+            problems.append(f"{c['what']}: measured {c['measured']}, W under load "
+                            f"{p and p['W_bytes_per_s']}, idle W {p and p.get('idle_W_bytes_per_s')}")
+    if not checks or problems:
+        sys.exit(f"{path}: " + ("; ".join(problems) or "no checks"))
+    print(f"{path}: {len(checks)} checks of W under {doc['pattern']}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "improve":
         with open(sys.argv[2]) as f:
@@ -72,5 +93,7 @@ if __name__ == "__main__":
             json.dump(improve(doc), f)
     elif len(sys.argv) in (4, 5) and sys.argv[1] == "check":
         check(*sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "loaded":
+        loaded(sys.argv[2])
     else:
         sys.exit(__doc__)

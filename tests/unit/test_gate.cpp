@@ -103,6 +103,32 @@ TEST(GateBaseline, TimesAndCrossoverDirections) {
   EXPECT_EQ(moved_up.failed(), 1u);  // D* moved by 50%, times equal
 }
 
+// A sweep record of two ranks at one D, with the per-rank records sweep
+// writes: rank 1 finishes T_math last; T_comm has no finish times.
+TEST(GateMetrics, SweepTimesNameTheSlowestRankFromThePerRankRecords) {
+  const auto rank = [](int r, const char* host, double math_finish) {
+    return json{{"rank", r},
+                {"host", host},
+                {"t_math_s", {{"finish_s", {{"p50", math_finish}, {"p95", math_finish}, {"p99", math_finish}}}}},
+                {"t_step_s", {{"finish_s", {{"p50", 0.010}}}}},
+                {"t_comm_s", {{"time_s", {{"p50", 0.001}}}}}};
+  };
+  const json doc = {{"command", "sweep"},
+                    {"ranks", 2},
+                    {"points",
+                     {{{"D", 4096},
+                       {"t_math_s", {{"median", 0.080}}},
+                       {"t_comm_s", {{"median", 0.001}}},
+                       {"t_step_s", {{"median", 0.081}}},
+                       {"ranks", {rank(0, "a", 0.020), rank(1, "b", 0.080)}}}}}};
+  const auto metrics = metrics_of(doc);
+  ASSERT_EQ(metrics.size(), 3u);  // T_math, T_comm, T_step
+  EXPECT_EQ(metrics[0].name, "T_math");
+  EXPECT_EQ(metrics[0].where, "slowest rank 1 (b): median finish 80 ms per iteration, the median rank 50 ms");
+  EXPECT_EQ(metrics[1].where, "time per iteration = max over the 2 ranks");  // no finish times to compare
+  EXPECT_EQ(metrics[2].where.rfind("slowest rank 0 (a)", 0), 0u) << metrics[2].where;  // a tie: the first
+}
+
 TEST(GateBaseline, KeysOnOneSideAreNotesNoneInCommonFails) {
   json base = coll_record(2.0);
   base["results"].erase(0);
