@@ -49,7 +49,7 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
       std::vector<RequestPtr> oldest;
       oldest.push_back(std::move(sends_.front()));
       sends_.erase(sends_.begin());
-      wait_all_politely(oldest);
+      wait_all_politely(oldest, transport_.wait_policy());
     }
     TraceSpan span(tr, "send", "comm", {{"segment", j}, {"bytes", bytes_of(j)}, {"to", next}});
     sends_.push_back(t.isend(from + j * seg * es, bytes_of(j), next, tag));
@@ -69,7 +69,7 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
       if (j + 1 < segments) following.push_back(t.irecv(out + (j + 1) * seg * es, bytes_of(j + 1), prev, tag));
       {
         TraceSpan span(tr, "recv", "wait", {{"segment", j}, {"bytes", bytes_of(j)}, {"from", prev}});
-        wait_all_politely(current);
+        wait_all_politely(current, transport_.wait_policy());
       }
       if (forwards) forward(j);
       std::swap(current, following);
@@ -77,7 +77,7 @@ void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataTyp
   }
   {
     TraceSpan span(tr, "wait send", "wait", {{"to", next}});
-    wait_all_politely(sends_);
+    wait_all_politely(sends_, transport_.wait_policy());
   }
   memory_.synchronize();
 }

@@ -1,5 +1,7 @@
 #include "collectives/mpi_transport.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -68,8 +70,8 @@ RequestPtr post_pieces(std::size_t bytes, std::size_t max_piece, Post post) {
 
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes)
-    : comm_(comm), max_piece_bytes_(max_piece_bytes) {
+MpiTransport::MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes, WaitPolicy wait_policy)
+    : comm_(comm), max_piece_bytes_(max_piece_bytes), wait_policy_(wait_policy) {
   if (max_piece_bytes_ == 0 || max_piece_bytes_ > static_cast<std::size_t>(INT_MAX))
     throw InvalidArgument("MpiTransport: piece size " + std::to_string(max_piece_bytes_) +
                           " bytes is outside 1..INT_MAX");
@@ -89,6 +91,26 @@ RequestPtr MpiTransport::irecv(void* buf, std::size_t bytes, int peer, int tag) 
   return post_pieces(bytes, max_piece_bytes_, [&](std::size_t off, int n, MPI_Request* r) {
     SHARDROOF_MPI_CHECK(MPI_Irecv(p + off, n, MPI_BYTE, peer, tag, comm_, r));
   });
+}
+
+WaitPolicy wait_policy_for(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int node_ranks = 1;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);  // unknown: count one CPU
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const int rc_size = MPI_Comm_size(node, &node_ranks);
+  const int rc_or = MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node);
+  MPI_Comm_free(&node);
+  SHARDROOF_MPI_CHECK(rc_size);
+  SHARDROOF_MPI_CHECK(rc_or);
+  const int outnumbered = node_ranks > CPU_COUNT(&all) ? 1 : 0;
+  int any = 0;  // one answer for every rank: the algorithms' peers wait alike
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&outnumbered, &any, 1, MPI_INT, MPI_MAX, comm));
+  return any ? WaitPolicy::Yield : WaitPolicy::Spin;
 }
 
 }  // namespace shardroof::coll

@@ -15,12 +15,14 @@ class MpiTransport final : public Transport {
   // are posted in pieces of at most `max_piece_bytes` (1..INT_MAX; both
   // ends of a message must use the same value). Tests lower it to exercise
   // the splitting without multi-GiB buffers.
-  explicit MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes = kMaxPieceBytes);
+  explicit MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes = kMaxPieceBytes,
+                        WaitPolicy wait_policy = WaitPolicy::Spin);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string_view name() const override { return "mpi"; }
   MemorySpace memory_space() const override { return MemorySpace::Host; }
+  WaitPolicy wait_policy() const override { return wait_policy_; }
   MPI_Comm comm() const { return comm_; }
 
   RequestPtr isend(const void* buf, std::size_t bytes, int peer, int tag) override;
@@ -32,9 +34,16 @@ class MpiTransport final : public Transport {
  private:
   MPI_Comm comm_;
   std::size_t max_piece_bytes_;
+  WaitPolicy wait_policy_;
   int rank_ = 0;
   int size_ = 1;
 };
+
+// Collective on `comm`: Yield when some node runs more of `comm`'s ranks
+// than the CPUs those ranks may use together (the union of their affinity
+// masks: a launcher that binds each rank to one core still leaves the node
+// its cores), else Spin. Every rank gets the same answer.
+WaitPolicy wait_policy_for(MPI_Comm comm);
 
 // Throws shardroof::coll::MpiError with the library's message, file and line.
 void check_mpi(int rc, const char* what, const char* file, int line);

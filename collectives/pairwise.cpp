@@ -83,10 +83,10 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
     }
     {
       TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"bytes", others * es}, {"peers", peers}});
-      wait_all_politely(s.ag_recvs);
+      wait_all_politely(s.ag_recvs, s.transport.wait_policy());
     }
     TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", mine * es * peers}, {"peers", peers}});
-    wait_all_politely(s.ag_sends);
+    wait_all_politely(s.ag_sends, s.transport.wait_policy());
     mem.synchronize();
     return;
   }
@@ -127,7 +127,7 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
     const std::size_t len = seg_len(rank, j);
     {
       TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"segment", j}, {"bytes", len * es * peers}, {"peers", peers}});
-      wait_all_politely(s.rs_recvs[j % 2]);
+      wait_all_politely(s.rs_recvs[j % 2], s.transport.wait_policy());
     }
     std::byte* o = out + j * seg * es;
     const std::byte* first = own + j * seg * es;
@@ -147,17 +147,17 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   }
   {
     TraceSpan span(tr, "wait send", "wait", {{"round", 0}, {"bytes", others * es}, {"peers", peers}});
-    wait_all_politely(s.rs_sends);
+    wait_all_politely(s.rs_sends, s.transport.wait_policy());
   }
   if (all_reduce) {
     // In place, the other blocks are our sends' buffers until those complete.
     if (in_place) post_gather_recvs(out_base);
     {
       TraceSpan span(tr, "recv", "wait", {{"round", 1}, {"bytes", others * es}, {"peers", peers}});
-      wait_all_politely(s.ag_recvs);
+      wait_all_politely(s.ag_recvs, s.transport.wait_policy());
     }
     TraceSpan span(tr, "wait send", "wait", {{"round", 1}, {"bytes", mine * es * peers}, {"peers", peers}});
-    wait_all_politely(s.ag_sends);
+    wait_all_politely(s.ag_sends, s.transport.wait_policy());
   }
   if (op == ReduceOp::Avg) mem.divide(recv, all_reduce ? count : mine, type, n);
   mem.synchronize();

@@ -29,6 +29,7 @@ class SubTransport final : public Transport {
   int size() const override { return static_cast<int>(members_.size()); }
   std::string_view name() const override { return parent_.name(); }
   MemorySpace memory_space() const override { return parent_.memory_space(); }
+  WaitPolicy wait_policy() const override { return parent_.wait_policy(); }
 
   RequestPtr isend(const void* buf, std::size_t bytes, int peer, int tag) override {
     return parent_.isend(buf, bytes, members_[static_cast<std::size_t>(peer)], tag);

@@ -32,6 +32,13 @@ class Request {
 };
 using RequestPtr = std::unique_ptr<Request>;
 
+// How a rank waits for its requests in the algorithms that poll them
+// (pairwise, broadcast). Spin: poll without pause, the lowest latency when
+// every rank has a core of its own. Yield: give the core away between polls
+// (sched_yield), for nodes that run more ranks than they have cores, where a
+// spinning rank takes time from the one it waits for.
+enum class WaitPolicy { Spin, Yield };
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -41,6 +48,8 @@ class Transport {
   virtual std::string_view name() const = 0;
   // Which buffers isend/irecv accept.
   virtual MemorySpace memory_space() const = 0;
+  // How the polling algorithms wait on this transport's requests.
+  virtual WaitPolicy wait_policy() const { return WaitPolicy::Spin; }
 
   virtual RequestPtr isend(const void* buf, std::size_t bytes, int peer, int tag) = 0;
   virtual RequestPtr irecv(void* buf, std::size_t bytes, int peer, int tag) = 0;

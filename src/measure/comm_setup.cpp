@@ -76,7 +76,9 @@ namespace {
 
 class HostMpiSetup final : public CommSetup {
  public:
-  explicit HostMpiSetup(MPI_Comm comm) : comm_(comm), transport_(comm) {}
+  // Collective on `comm` (wait_policy_for): every rank builds its setup at the same point.
+  explicit HostMpiSetup(MPI_Comm comm)
+      : comm_(comm), transport_(comm, coll::MpiTransport::kMaxPieceBytes, coll::wait_policy_for(comm)) {}
   coll::Transport& transport() override { return transport_; }
   coll::MemoryOps& memory() override { return memory_; }
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,

@@ -13,6 +13,8 @@ namespace shardroof {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Sums of logarithms that differ by less than this differ by rounding only.
+constexpr double kRoundingTolerance = 1e-9;
 
 // Quartile q (0..1) of sorted values, interpolated between neighbours.
 double quantile(const std::vector<double>& sorted, double q) {
@@ -113,6 +115,15 @@ bool within_noise(const SizeRanking& size, const std::string& impl) {
   return l.loss <= l.spread;
 }
 
+double unsteadiness(const SizeRanking& size, const std::string& impl) {
+  const auto passes = size.passes.find(impl);
+  if (passes == size.passes.end()) return 0;
+  std::vector<double> logs;
+  for (const double t : passes->second)
+    if (t > 0) logs.push_back(std::log(t));
+  return logs.size() >= 2 ? interquartile_range(std::move(logs)) : 0;
+}
+
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings) {
   if (impl == coll::kNativeImpl) return true;
   const auto measured = [&](const SizeRanking& s, const std::string& name) {
@@ -147,21 +158,31 @@ std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& ranki
     const SizeRanking& start = rankings[first];
     // Each candidate (as fast as the best at the range's first size): how
     // many sizes in a row it stays so, and its summed loss over them.
+    // Among those reaching equally far, every one was as fast as the best
+    // within the noise at every size, so their nominal losses are noise:
+    // the steadiest (the least summed unsteadiness) is chosen, the smallest
+    // summed loss deciding only between equally steady ones.
     std::string chosen;
     std::size_t reach = 0;
     double chosen_loss = kInfinity;
+    double chosen_unsteadiness = kInfinity;
     for (const auto& [impl, t] : start.times) {
       if (!within_noise(start, impl)) continue;
       std::size_t end = first;
       double loss = 0;
+      double unsteady = 0;
       while (end < rankings.size() && rankings[end].kind == start.kind && within_noise(rankings[end], impl)) {
         loss += loss_to_best(rankings[end], impl).loss;
+        unsteady += unsteadiness(rankings[end], impl);
         ++end;
       }
-      if (end > reach || (end == reach && loss < chosen_loss)) {
+      const bool as_steady = std::abs(unsteady - chosen_unsteadiness) <= kRoundingTolerance;
+      if (end > reach || (end == reach && !as_steady && unsteady < chosen_unsteadiness) ||
+          (end == reach && as_steady && loss < chosen_loss)) {
         chosen = impl;
         reach = end;
         chosen_loss = loss;
+        chosen_unsteadiness = unsteady;
       }
     }
     if (chosen.empty()) {  // nothing measured at this size

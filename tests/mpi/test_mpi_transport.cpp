@@ -4,6 +4,8 @@
 // small.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <climits>
 #include <cstdint>
 #include <sstream>
@@ -45,6 +47,30 @@ TEST(MpiTransport, RejectsPieceSizesMpiCannotCount) {
   EXPECT_THROW(MpiTransport(MPI_COMM_WORLD, 0), InvalidArgument);
   EXPECT_THROW(MpiTransport(MPI_COMM_WORLD, static_cast<std::size_t>(INT_MAX) + 1), InvalidArgument);
   EXPECT_NO_THROW(MpiTransport(MPI_COMM_WORLD, static_cast<std::size_t>(INT_MAX)));
+}
+
+// Every rank gets one policy (the polling algorithms' peers wait alike), and
+// a node running more ranks than it has online CPUs yields: whatever the
+// ranks' affinity, their union cannot hold more CPUs than the node has.
+TEST(MpiTransport, WaitPolicyIsOneAnswerAndYieldsWhereRanksOutnumberCpus) {
+  const WaitPolicy policy = wait_policy_for(MPI_COMM_WORLD);
+  const int mine = policy == WaitPolicy::Yield ? 1 : 0;
+  int lowest = 0, highest = 0;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lowest, highest) << "ranks disagree on the wait policy";
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_ranks = 0;
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  if (node_ranks > static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))) {
+    EXPECT_EQ(policy, WaitPolicy::Yield);
+  }
+  if (world_size() == 1) {
+    EXPECT_EQ(policy, WaitPolicy::Spin);  // one rank always has a CPU
+  }
+  EXPECT_EQ(MpiTransport(MPI_COMM_WORLD, MpiTransport::kMaxPieceBytes, policy).wait_policy(), policy);
 }
 
 // The sender's pieces, as they arrive on the wire: received with plain MPI

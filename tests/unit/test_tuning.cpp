@@ -448,5 +448,47 @@ TEST(Tuner, ARangeRunByNativeFallsBackToTheOneOfOursThatLostLeast) {
   EXPECT_EQ(rules[0].order, (std::vector<std::string>{"native", "direct"}));  // summed log losses 0.55 against 1.19
 }
 
+TEST(Tuner, UnsteadinessIsTheSpreadOfAnImplementationsOwnPassTimes) {
+  SizeRanking s = ranking(8, {{"ring", 1.0}, {"direct", 1.0}});
+  s.passes = {{"ring", {2, 2, 2, 2}}, {"direct", {1, 2, 4, 8}}};
+  EXPECT_EQ(unsteadiness(s, "ring"), 0);
+  // log 2, 2 log 2, 3 log 2, 4 log 2 (before the log of 1): quartiles 0.75 and 2.25 log 2.
+  EXPECT_NEAR(unsteadiness(s, "direct"), 1.5 * std::log(2.0), 1e-12);
+  EXPECT_EQ(unsteadiness(s, "native"), 0);  // not measured
+}
+
+TEST(Tuner, BetweenImplementationsTiedWithinTheNoiseTheSteadiestIsChosen) {
+  // direct nominally 2% faster than the ring at every size, but its passes
+  // move by +-10% while the ring's stay within 1%: a tie, which the steady
+  // ring takes.
+  std::vector<SizeRanking> r;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    const double t = static_cast<double>(1u << i);
+    SizeRanking s = ranking(1u << (20 + i), {{"direct", 0.98 * t}, {"ring", t}});
+    s.passes = {{"direct", {0.98 * t * 0.9, 0.98 * t, 0.98 * t * 1.1, 0.98 * t}},
+                {"ring", {t * 0.995, t, t * 1.005, t}}};
+    r.push_back(s);
+  }
+  ASSERT_TRUE(within_noise(r[0], "ring"));
+  auto rules = tuning_rules(r, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"ring"}));
+  // Equally steady: the smaller summed loss decides, as before.
+  for (auto& s : r) s.passes["ring"] = {s.passes["ring"][1] * 0.9, s.passes["ring"][1], s.passes["ring"][1] * 1.1,
+                                        s.passes["ring"][1]};
+  rules = tuning_rules(r, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"direct"}));
+  // Steadiness never beats reach: a ring that falls out of the noise at the
+  // last size covers fewer sizes than direct.
+  for (auto& s : r) s.passes["ring"] = {s.times[1].second * 0.995, s.times[1].second, s.times[1].second * 1.005,
+                                        s.times[1].second};
+  r.back().times[1].second *= 1.5;
+  for (double& p : r.back().passes["ring"]) p *= 1.5;
+  rules = tuning_rules(r, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"direct"}));
+}
+
 }  // namespace
 }  // namespace shardroof
