@@ -7,8 +7,8 @@
 # and large ones (128 KiB - 256 MiB, fewer); `shardroof peak` once measures
 # the node's memory bandwidth for the memory-traffic bound. A size's time is
 # the sum of its out-of-place and in-place interquartile means (of the
-# per-iteration maxima over ranks; the implementations run in turn, one
-# further each iteration): small messages take two modes of time here, and
+# per-iteration maxima over ranks; the implementations run in turn, in a
+# balanced order that changes every iteration): small messages take two modes of time here, and
 # a median jumps between them from run to run.
 #
 # Goals (per rank count and collective):

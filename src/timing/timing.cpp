@@ -90,6 +90,20 @@ double HostClock::stop() {
   return t1 - t0_;
 }
 
+std::vector<std::size_t> balanced_order(std::size_t iteration, std::size_t n) {
+  std::vector<std::size_t> row(n);
+  if (n == 0) return row;
+  const std::size_t rows = n % 2 == 0 ? n : 2 * n;
+  const std::size_t r = iteration % rows;
+  // First row 0, 1, n-1, 2, n-2, ...; row r adds r (mod n) to each entry.
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t first = j == 0 ? 0 : j % 2 == 1 ? (j + 1) / 2 : n - j / 2;
+    row[j] = (first + r) % n;
+  }
+  if (r >= n) std::reverse(row.begin(), row.end());
+  return row;
+}
+
 namespace {
 
 // Per-iteration times of one operation.
@@ -154,8 +168,9 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   std::vector<double> local(n_ops * iters);
   std::vector<double> arrivals(aligned ? local.size() : 0);
   for (std::size_t i = 0; i < iters; ++i) {
+    const std::vector<std::size_t> order = rotation == Rotation::Balanced ? balanced_order(i, n_ops) : std::vector<std::size_t>{};
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
-      const std::size_t k = rotation == Rotation::Rotate ? (i + turn) % n_ops : turn;
+      const std::size_t k = rotation == Rotation::Balanced ? order[turn] : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
       prepare(k, static_cast<int>(i));
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));

@@ -56,20 +56,47 @@ TEST(TimeInterleaved, RunsTheOperationsInTurnAndKeepsEachOnesMaxima) {
   EXPECT_DOUBLE_EQ(stats[1].median, 1000.0 * world_size() + 17.5);
 }
 
-TEST(TimeInterleaved, RotatedIterationsStartOneOperationFurtherEachTime) {
-  const TimingPlan plan{1, 3};
+TEST(TimeInterleaved, BalancedIterationsFollowTheRowsOfAWilliamsDesign) {
+  const TimingPlan plan{1, 4};
   CountingClock clock;
   std::vector<std::string> order;
   std::vector<IterationFn> ops;
   for (const char* name : {"a", "b", "c"})
     ops.push_back([&order, name](int it) { order.push_back(std::string(name) + std::to_string(it)); });
-  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, Rotation::Rotate);
-  const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a0", "b0", "c0", "b1", "c1", "a1", "c2", "a2", "b2"};
-  EXPECT_ALL_RANKS(order == expected, "rotated iterations ran out of turn");
+  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, Rotation::Balanced);
+  const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a0", "b0", "c0", "b1", "c1", "a1",
+                                             "c2",  "a2",  "b2",  "c3", "b3", "a3"};
+  EXPECT_ALL_RANKS(order == expected, "balanced iterations ran out of turn");
   ASSERT_EQ(stats.size(), 3u);
-  // Each operation's samples stay its own: b ran as timed calls 1, 3 and 8.
-  EXPECT_EQ(stats[1].samples, (std::vector<double>{1000.0 * world_size() + 1, 1000.0 * world_size() + 3,
-                                                   1000.0 * world_size() + 8}));
+  // Each operation's samples stay its own: b ran as timed calls 1, 3, 8 and 10.
+  const double slowest = 1000.0 * world_size();
+  EXPECT_EQ(stats[1].samples, (std::vector<double>{slowest + 1, slowest + 3, slowest + 8, slowest + 10}));
+}
+
+TEST(BalancedOrder, EveryOperationFollowsEveryOtherEquallyOftenAndLeadsEquallyOften) {
+  for (std::size_t n = 1; n <= 9; ++n) {
+    const std::size_t rows = n % 2 == 0 ? n : 2 * n;
+    std::vector<std::vector<int>> follows(n, std::vector<int>(n, 0));
+    std::vector<int> leads(n, 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const std::vector<std::size_t> row = balanced_order(i, n);
+      ASSERT_EQ(row.size(), n);
+      std::vector<std::size_t> sorted = row;
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(sorted[k], k) << "row " << i << " of " << n << " is no permutation";
+      ++leads[row.front()];
+      for (std::size_t j = 1; j < n; ++j) ++follows[row[j - 1]][row[j]];
+      // The design repeats: iteration i and i + rows run in the same order.
+      EXPECT_EQ(balanced_order(i + rows, n), row);
+    }
+    const int pair_count = n % 2 == 0 ? 1 : 2;
+    for (std::size_t a = 0; a < n; ++a) {
+      EXPECT_EQ(leads[a], static_cast<int>(rows / n)) << "n = " << n << ", operation " << a;
+      for (std::size_t b = 0; b < n; ++b)
+        EXPECT_EQ(follows[a][b], a == b ? 0 : pair_count) << "n = " << n << ": " << b << " after " << a;
+    }
+  }
+  EXPECT_TRUE(balanced_order(3, 0).empty());
 }
 
 TEST(TimeInterleaved, NoOperationsOrNoIterationsGiveEmptySamples) {
