@@ -172,7 +172,16 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
       const std::size_t k = rotation == Rotation::Balanced ? order[turn] : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
-      prepare(k, static_cast<int>(i));
+      if (k < prepares.size() && prepares[k]) {
+        // A call can return on one rank while its peer's call still waits
+        // for it: MPI may complete a send only when the receiver next
+        // enters the library. A rank that went straight into an untimed
+        // preparation (restoring an in-place input of 128 MiB: 8 ms) held
+        // its peer's last send open that long, and the peer's timed call
+        // read 2x. Every rank enters the library here before any prepares.
+        SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
+        prepare(k, static_cast<int>(i));
+      }
       SHARDROOF_MPI_CHECK(MPI_Barrier(comm));
       // The stamp is taken after the barrier, just before the clock starts:
       // it costs one clock read, outside the timed region.

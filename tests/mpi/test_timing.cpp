@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "timing/timing.h"
@@ -71,6 +73,45 @@ TEST(TimeInterleaved, BalancedIterationsFollowTheRowsOfAWilliamsDesign) {
   // Each operation's samples stay its own: b ran as timed calls 1, 3, 8 and 10.
   const double slowest = 1000.0 * world_size();
   EXPECT_EQ(stats[1].samples, (std::vector<double>{slowest + 1, slowest + 3, slowest + 8, slowest + 10}));
+}
+
+// An untimed preparation never overlaps a peer's timed call: the last rank
+// to finish a call (here rank 0, 20 ms late) has finished it before any
+// rank starts preparing the next one.
+TEST(MeasureInterleaved, NoRankPreparesWhileAPeerIsStillInItsCall) {
+  const TimingPlan plan{1, 3};
+  CountingClock clock;
+  using Stamp = std::chrono::steady_clock;
+  const auto now_us = [] {
+    return static_cast<double>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Stamp::now().time_since_epoch()).count());
+  };
+  std::vector<double> call_ends, prepare_starts;  // in the order they happened on this rank
+  const auto op = [&](int) {
+    if (world_rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    call_ends.push_back(now_us());
+  };
+  const auto prepare = [&](int) { prepare_starts.push_back(now_us()); };
+  measure_interleaved(MPI_COMM_WORLD, plan, clock, {op, op}, {prepare, prepare}, Rotation::Balanced);
+  // Timed calls only: warm-up calls end before the first timed preparation too.
+  const std::size_t timed = 2 * 3;
+  ASSERT_GE(call_ends.size(), timed);
+  ASSERT_EQ(prepare_starts.size(), timed + 2);  // two warm-up preparations, then one per timed call
+  std::vector<double> ends(call_ends.end() - static_cast<std::ptrdiff_t>(timed), call_ends.end());
+  std::vector<double> starts(prepare_starts.end() - static_cast<std::ptrdiff_t>(timed), prepare_starts.end());
+  const int n = world_size();
+  std::vector<double> all_ends(timed * static_cast<std::size_t>(n)), all_starts(all_ends.size());
+  MPI_Allgather(ends.data(), static_cast<int>(timed), MPI_DOUBLE, all_ends.data(), static_cast<int>(timed), MPI_DOUBLE,
+                MPI_COMM_WORLD);
+  MPI_Allgather(starts.data(), static_cast<int>(timed), MPI_DOUBLE, all_starts.data(), static_cast<int>(timed),
+                MPI_DOUBLE, MPI_COMM_WORLD);
+  bool ok = true;
+  // Preparation j + 1 (of any rank) starts after call j ended on every rank.
+  for (std::size_t j = 0; j + 1 < timed; ++j)
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        ok = ok && all_starts[static_cast<std::size_t>(b) * timed + j + 1] >= all_ends[static_cast<std::size_t>(a) * timed + j];
+  EXPECT_ALL_RANKS(ok, "a rank prepared the next call while a peer was still in the previous one");
 }
 
 TEST(BalancedOrder, EveryOperationFollowsEveryOtherEquallyOftenAndLeadsEquallyOften) {
