@@ -19,10 +19,15 @@
 #   ring cliff     the ring's time per byte at every size 64 KiB - 256 MiB
 #                  within +15% of the log-log interpolation of its two
 #                  neighbours (the worst size is printed). From CLIFF_PASSES
-#                  ring-only sweeps, a size's time the median over the
-#                  passes: the load of a shared machine drifts over the
-#                  seconds a sweep takes, which a single pass would read as
-#                  a step.
+#                  ring-only sweeps: each pass compares a size with its
+#                  neighbours measured seconds apart in the same sweep, and
+#                  a size's excess is the median over the passes (the load
+#                  of a shared machine drifts within a sweep, which a single
+#                  pass would read as a step; its memory bandwidth moved by
+#                  up to 1.5x between sweeps here, so a median of times
+#                  taken over passes first set a size from a slow pass
+#                  beside neighbours from fast ones and read a step that no
+#                  pass showed).
 #   ring/native    busbw ratio, median over 1 - 64 MiB: >= 1.25 (all_reduce),
 #                  >= 3 (reduce_scatter)
 #   memory bound   2 ranks, all_reduce: ring busbw over the bound implied by
@@ -156,20 +161,24 @@ for key, sizes in sorted(data.items()):
             itself = f"; auto/{impl} itself {sizes[worst[1]]['auto'][0] / sizes[worst[1]][impl][0]:.3f}"
         goal(key, "auto/best worst", f"{worst[0]:.3f}", "<= 1.2", worst[0] <= 1.2,
              f"at {size_text(worst[1])} (auto ran {worst[2]}{itself})")
-    # No cliffs: ring time per byte against the log-log interpolation of its neighbours.
+    # No cliffs: ring time per byte against the log-log interpolation of its
+    # neighbours, within each pass; a size's excess is the median over passes.
     passes = cliff.get(key, {})
-    ring = [(b, statistics.median(passes[b]) / b) for b in sorted(passes) if 64 * KiB <= b <= 256 * MiB]
+    in_range = [b for b in sorted(passes) if 64 * KiB <= b <= 256 * MiB]
+    n_passes = min((len(passes[b]) for b in in_range), default=0)
     worst = None
-    for (b0, t0), (b1, t1), (b2, t2) in zip(ring, ring[1:], ring[2:]):
+    for b0, b1, b2 in zip(in_range, in_range[1:], in_range[2:]):
         w = (math.log(b1) - math.log(b0)) / (math.log(b2) - math.log(b0))
-        interp = math.exp((1 - w) * math.log(t0) + w * math.log(t2))
-        excess = t1 / interp - 1
+        excesses = []
+        for k in range(n_passes):
+            t0, t1, t2 = (passes[b][k] / b for b in (b0, b1, b2))
+            excesses.append(t1 / math.exp((1 - w) * math.log(t0) + w * math.log(t2)) - 1)
+        excess = statistics.median(excesses)
         if worst is None or excess > worst[0]:
             worst = (excess, b1)
     if worst:
-        n_passes = min(len(v) for v in passes.values())
         goal(key, "ring cliff", f"{worst[0] * 100:+.1f}%", "<= +15%", worst[0] <= 0.15,
-             f"worst at {size_text(worst[1])}, median of {n_passes} passes")
+             f"worst at {size_text(worst[1])}, median over {n_passes} passes")
     # Large messages: ring against native, busbw.
     # busbw(ring)/busbw(native) = time(native)/time(ring) at one size.
     big = [sizes[b]["native"][0] / sizes[b]["ring"][0] for b in sz
