@@ -230,6 +230,9 @@ class CollCommand final : public Command {
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
       if (std::find(p.impls.begin(), p.impls.end(), Impl::Hier) != p.impls.end())
         header.notes.push_back("hier over " + describe(topology));
+      if (p.impls.size() > 1)
+        header.notes.push_back("implementations interleaved iteration by iteration, in an order that changes every "
+                               "iteration so that each follows every other equally often");
       if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
       console.header(p, header);
       std::vector<CollRecord> mine;

@@ -128,7 +128,8 @@ std::vector<std::vector<double>> skews_of(std::vector<std::vector<double>> arriv
 // The one timing loop behind every measurement: each iteration runs ops[0],
 // ops[1], ... in turn, each after its own barrier and timed on its own (in
 // batched mode each as plan.batch back-to-back calls); prepares[k], if
-// given, runs before ops[k]'s barrier, outside the timed region. With
+// given, runs before ops[k]'s barrier, outside the timed region, and in a
+// timed iteration after a barrier of its own. With
 // `aligned`, each rank stamps the moment it enters each timed region.
 std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
                               const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None,

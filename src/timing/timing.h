@@ -62,9 +62,11 @@ using IterationFn = std::function<void(int iteration)>;
 // after one barrier. Returns the per-iteration maxima over ranks (identical
 // on every rank). `op` receives the iteration index, negative for warm-up.
 // `prepare(iteration)`, if given, runs before each iteration's barrier,
-// outside the timed region: it refreshes or rotates buffers (e.g. restores
-// an in-place input); in batched mode it runs once per batch, so the calls
-// of a batch after the first see what the previous call left.
+// outside the timed region, and before a timed iteration only once every
+// rank has entered a barrier after its previous call (so no peer's call
+// waits out this rank's preparation): it refreshes or rotates buffers (e.g.
+// restores an in-place input); in batched mode it runs once per batch, so
+// the calls of a batch after the first see what the previous call left.
 std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                     const IterationFn& op, const IterationFn& prepare = {});
 
