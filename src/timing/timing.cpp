@@ -135,8 +135,9 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
                               const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None,
                               const AlignedClock* aligned = nullptr) {
   const std::size_t n_ops = ops.size();
+  const auto has_prepare = [&](std::size_t k) { return k < prepares.size() && prepares[k]; };
   const auto prepare = [&](std::size_t k, int iteration) {
-    if (k < prepares.size() && prepares[k]) prepares[k](iteration);
+    if (has_prepare(k)) prepares[k](iteration);
   };
   const bool batched = plan.mode == TimingMode::Batched;
   const int calls = batched ? std::max(plan.batch, 1) : 1;
@@ -173,7 +174,7 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
       const std::size_t k = rotation == Rotation::Balanced ? order[turn] : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
-      if (k < prepares.size() && prepares[k]) {
+      if (has_prepare(k)) {
         // A call can return on one rank while its peer's call still waits
         // for it: MPI may complete a send only when the receiver next
         // enters the library. A rank that went straight into an untimed
