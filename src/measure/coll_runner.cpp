@@ -131,7 +131,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
         trace->set_recording(it == last);
       });
     }
-    const std::vector<TimeStats> times = measure_interleaved(comm, plan.timing, clock, ops, prepares, Rotation::Balanced, &aligned);
+    const std::vector<TimeStats> times = measure_interleaved(comm, plan.timing, clock, ops, prepares, TurnOrder::Balanced, &aligned);
     if (trace) trace->set_recording(false);
     for (std::size_t k = 0; k < impls.size(); ++k) {
       CollRecord& rec = records[k * 2 + (in_place ? 1 : 0)];

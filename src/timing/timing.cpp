@@ -132,7 +132,7 @@ std::vector<std::vector<double>> skews_of(std::vector<std::vector<double>> arriv
 // timed iteration after a barrier of its own. With
 // `aligned`, each rank stamps the moment it enters each timed region.
 std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const std::vector<IterationFn>& ops,
-                              const std::vector<IterationFn>& prepares, Rotation rotation = Rotation::None,
+                              const std::vector<IterationFn>& prepares, TurnOrder order = TurnOrder::AsListed,
                               const AlignedClock* aligned = nullptr) {
   const std::size_t n_ops = ops.size();
   const auto has_prepare = [&](std::size_t k) { return k < prepares.size() && prepares[k]; };
@@ -170,9 +170,9 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   std::vector<double> local(n_ops * iters);
   std::vector<double> arrivals(aligned ? local.size() : 0);
   for (std::size_t i = 0; i < iters; ++i) {
-    const std::vector<std::size_t> order = rotation == Rotation::Balanced ? balanced_order(i, n_ops) : std::vector<std::size_t>{};
+    const std::vector<std::size_t> row = order == TurnOrder::Balanced ? balanced_order(i, n_ops) : std::vector<std::size_t>{};
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
-      const std::size_t k = rotation == Rotation::Balanced ? order[turn] : turn;
+      const std::size_t k = order == TurnOrder::Balanced ? row[turn] : turn;
       WatchdogScope step(step_name("timed", static_cast<int>(i), plan.iters, k));
       if (has_prepare(k)) {
         // A call can return on one rank while its peer's call still waits
@@ -242,7 +242,7 @@ std::vector<double> time_iterations(MPI_Comm comm, const TimingPlan& plan, Clock
 
 TimeStats measure(MPI_Comm comm, const TimingPlan& plan, Clock& clock, const IterationFn& op,
                   const IterationFn& prepare, const AlignedClock* aligned) {
-  return stats_of(std::move(time_ops(comm, plan, clock, {op}, {prepare}, Rotation::None, aligned).front()));
+  return stats_of(std::move(time_ops(comm, plan, clock, {op}, {prepare}, TurnOrder::AsListed, aligned).front()));
 }
 
 std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
@@ -254,10 +254,10 @@ std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPla
 
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
-                                           const std::vector<IterationFn>& prepares, Rotation rotation,
+                                           const std::vector<IterationFn>& prepares, TurnOrder order,
                                            const AlignedClock* aligned) {
   std::vector<TimeStats> out;
-  for (auto& t : time_ops(comm, plan, clock, ops, prepares, rotation, aligned)) out.push_back(stats_of(std::move(t)));
+  for (auto& t : time_ops(comm, plan, clock, ops, prepares, order, aligned)) out.push_back(stats_of(std::move(t)));
   return out;
 }
 

@@ -88,8 +88,8 @@ std::vector<std::vector<double>> time_interleaved(MPI_Comm comm, const TimingPla
                                                   const std::vector<IterationFn>& ops);
 
 // The order in which an interleaved measurement runs its operations.
-enum class Rotation {
-  None,    // ops[0], ops[1], ... every iteration
+enum class TurnOrder {
+  AsListed,  // ops[0], ops[1], ... every iteration
   // Iteration i runs the operations in row i of a Williams design (see
   // balanced_order): over its rows every operation runs first equally
   // often and right after every other one equally often. An operation
@@ -116,7 +116,7 @@ std::vector<std::size_t> balanced_order(std::size_t iteration, std::size_t n);
 std::vector<TimeStats> measure_interleaved(MPI_Comm comm, const TimingPlan& plan, Clock& clock,
                                            const std::vector<IterationFn>& ops,
                                            const std::vector<IterationFn>& prepares = {},
-                                           Rotation rotation = Rotation::None,
+                                           TurnOrder order = TurnOrder::AsListed,
                                            const AlignedClock* aligned = nullptr);
 
 }  // namespace shardroof

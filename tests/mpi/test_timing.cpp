@@ -65,7 +65,7 @@ TEST(TimeInterleaved, BalancedIterationsFollowTheRowsOfAWilliamsDesign) {
   std::vector<IterationFn> ops;
   for (const char* name : {"a", "b", "c"})
     ops.push_back([&order, name](int it) { order.push_back(std::string(name) + std::to_string(it)); });
-  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, Rotation::Balanced);
+  const auto stats = measure_interleaved(MPI_COMM_WORLD, plan, clock, ops, {}, TurnOrder::Balanced);
   const std::vector<std::string> expected = {"a-1", "b-1", "c-1", "a0", "b0", "c0", "b1", "c1", "a1",
                                              "c2",  "a2",  "b2",  "c3", "b3", "a3"};
   EXPECT_ALL_RANKS(order == expected, "balanced iterations ran out of turn");
@@ -92,7 +92,7 @@ TEST(MeasureInterleaved, NoRankPreparesWhileAPeerIsStillInItsCall) {
     call_ends.push_back(now_us());
   };
   const auto prepare = [&](int) { prepare_starts.push_back(now_us()); };
-  measure_interleaved(MPI_COMM_WORLD, plan, clock, {op, op}, {prepare, prepare}, Rotation::Balanced);
+  measure_interleaved(MPI_COMM_WORLD, plan, clock, {op, op}, {prepare, prepare}, TurnOrder::Balanced);
   // Timed calls only: warm-up calls end before the first timed preparation too.
   const std::size_t timed = 2 * 3;
   ASSERT_GE(call_ends.size(), timed);
