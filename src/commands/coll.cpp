@@ -23,6 +23,7 @@
 #include "measure/comm_setup.h"
 #include "measure/tuner.h"
 #include "measure/tuning_file.h"
+#include "measure/tuning_sources.h"
 #include "report/coll_report.h"
 #include "report/gate_report.h"
 #include "commands/environment.h"
@@ -56,6 +57,7 @@ struct CollFlags {
   int ranks_per_node = 0;
   std::string tuning;
   std::string tune;
+  std::vector<std::string> tune_from;
   OutputFlags output;
   std::string expect_busbw;
   std::string expect_from;
@@ -69,23 +71,6 @@ constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType
 
 // Every implementation --tune-to measures (those the setup cannot run are left out).
 constexpr Impl kTunedImpls[] = {Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native};
-
-// The first line of /proc/cpuinfo's "model name", or "".
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "";
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  return in >> a >> b >> c ? a + " " + b + " " + c : "";
-}
 
 class CollCommand final : public Command {
  public:
@@ -132,6 +117,11 @@ class CollCommand final : public Command {
     app.add_option("--tune-to", f_.tune,
                    "Measure every implementation (native included) at every size and write auto's tuning table to "
                    "FILE; rules of FILE for other rank counts, collectives or sizes are kept");
+    app.add_option("--tune-from", f_.tune_from,
+                   "With --tune-to: measure nothing, and write the table from these earlier runs' coll --json "
+                   "documents instead (two launches or more; each size takes the implementation whose worst loss "
+                   "over the launches is least)")
+        ->delimiter(',');
     add_json_flag(app, f_.output);
     add_trace_flag(app, f_.output);
     add_expect_flag(app, "--expect-busbw", f_.expect_busbw,
@@ -143,6 +133,7 @@ class CollCommand final : public Command {
   }
 
   int run(RunContext& ctx) override {
+    if (!f_.tune_from.empty()) return tune_from_documents(ctx);
     CollPlan plan;
     std::vector<coll::CollectiveKind> kinds;
     Backend backend = Backend::Cpu;
@@ -263,7 +254,8 @@ class CollCommand final : public Command {
     console.footer(all);
     if (!f_.tune.empty() && !out.stopped()) {
       const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
-      if (ctx.mpi.is_root()) write_tuning(plan, measured, kinds, ctx);
+      if (ctx.mpi.is_root() && !plan.sizes.empty())
+        write_tuning(ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured, ctx);
       doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
     }
     if (!out.stopped()) gate.judge(doc);
@@ -562,9 +554,10 @@ class CollCommand final : public Command {
     }
   }
 
-  // Writes (or merges into) --tune-to FILE; rank 0 only.
-  void write_tuning(const CollPlan& plan, const coll::TuningTable& measured,
-                    const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx) const {
+  // Writes (or merges into) --tune-to FILE the rules `measured` of `kinds`
+  // on `ranks` ranks over the sizes [lo, hi]; rank 0 only.
+  void write_tuning(int ranks, const std::vector<coll::CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
+                    const coll::TuningTable& measured, const RunContext& ctx) const {
     coll::TuningTable table;
     if (std::ifstream(f_.tune)) {
       try {
@@ -573,7 +566,7 @@ class CollCommand final : public Command {
         // not a table: --force was given (check_tune_output), so it is replaced
       }
     }
-    if (!plan.sizes.empty()) table.merge(ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured);
+    table.merge(ranks, kinds, lo, hi, measured);
     write_file_atomically(
         f_.tune, tuning_toml(table, {"shardroof tuning table: which implementation `--impl auto` runs (coll, sweep).",
                                      "Written by `shardroof coll --tune-to`; [[measured]] says where each rank count's "
@@ -583,7 +576,32 @@ class CollCommand final : public Command {
                                      "`order` lists implementations fastest first, up to the fastest of ours; auto "
                                      "runs the first it can."}));
     ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune, measured.rules.size(),
-                           ctx.mpi.size());
+                           ranks);
+  }
+
+  // --tune-from: the table from earlier launches' documents; nothing is
+  // measured, and only rank 0 works (the documents say the rank count).
+  int tune_from_documents(RunContext& ctx) {
+    run_agreed(ctx.mpi.world(), [&] {
+      if (f_.tune.empty()) throw_usage("--tune-from: needs --tune-to FILE, the table it writes");
+      if (!f_.tuning.empty()) throw_usage("--tune-from writes a table; it does not read one (--tuning {})", f_.tuning);
+      if (!ctx.mpi.is_root()) return;
+      check_tune_output(f_.tune, ctx.force);
+      std::string list;
+      for (const auto& p : f_.tune_from) list += (list.empty() ? "" : ",") + p;
+      const TuningSources sources =
+          read_tuning_sources(f_.tune_from, fmt::format("shardroof coll --tune-to {} --tune-from {}", f_.tune, list));
+      coll::TuningTable measured;
+      measured.measured.push_back(sources.origin);
+      measured.rules = tuning_rules_over_launches(sources.launches, sources.ranks);
+      measured.sort();
+      ctx.out << fmt::format("# tuning from {} documents of {} ranks: each size takes the implementation whose worst "
+                             "loss over the launches is least\n",
+                             f_.tune_from.size(), sources.ranks);
+      write_tuning(sources.ranks, sources.origin.kinds, sources.origin.min_bytes, sources.origin.max_bytes, measured,
+                   ctx);
+    });
+    return 0;
   }
 
   nlohmann::json settings_json(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
 
 #include "cuda/cuda_api.h"
 #include "shardroof/config.h"
@@ -31,6 +32,22 @@ std::string utc_timestamp() {
   return buf;
 }
 
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
+  }
+  return "";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  return in >> a >> b >> c ? a + " " + b + " " + c : "";
+}
+
 std::string built_in_text() {
   std::string backends = "cpu";
   std::string transports = "mpi";
@@ -50,6 +67,8 @@ Environment local_environment(const MpiSession& mpi) {
   env.built_in = built_in_text();
   env.gpu_build = cuda_built_in_text();
   env.date = utc_timestamp();
+  env.cpu = cpu_model();
+  env.load_average = load_average();
   return env;
 }
 

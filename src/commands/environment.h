@@ -19,5 +19,9 @@ std::string built_in_text();
 std::string mpi_library_version();
 std::string blas_config();
 std::string utc_timestamp();
+// The first "model name" of /proc/cpuinfo, or "".
+std::string cpu_model();
+// The 1, 5 and 15 minute load averages of /proc/loadavg ("0.57 2.18 2.34"), or "".
+std::string load_average();
 
 }  // namespace shardroof

@@ -224,4 +224,84 @@ std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& ranki
   return rules;
 }
 
+std::vector<coll::TuningRule> tuning_rules_over_launches(const std::vector<std::vector<SizeRanking>>& launches,
+                                                         int ranks) {
+  using Key = std::pair<int, std::uint64_t>;
+  // (collective, size) -> each launch's times there (impl -> seconds).
+  std::map<Key, std::vector<std::map<std::string, double>>> sizes;
+  for (const auto& launch : launches)
+    for (const SizeRanking& s : launch)
+      if (!s.times.empty())
+        sizes[{static_cast<int>(s.kind), s.bytes}].emplace_back(s.times.begin(), s.times.end());
+  struct Choice {
+    coll::CollectiveKind kind;
+    std::uint64_t bytes;
+    std::vector<std::string> order;
+  };
+  std::vector<Choice> choices;
+  for (const auto& [key, per_launch] : sizes) {
+    // Worst and summed log loss of each implementation measured in every launch.
+    std::map<std::string, std::pair<double, double>> losses;
+    for (const auto& [impl, t] : per_launch.front()) {
+      double worst = 0;
+      double sum = 0;
+      bool everywhere = true;
+      for (const auto& times : per_launch) {
+        const auto mine = times.find(impl);
+        if (mine == times.end()) {
+          everywhere = false;
+          break;
+        }
+        double best = kInfinity;
+        for (const auto& [other, u] : times) best = std::min(best, u);
+        const double loss = mine->second > 0 && best > 0 ? std::log(mine->second / best) : 0;
+        worst = std::max(worst, loss);
+        sum += loss;
+      }
+      if (everywhere) losses[impl] = {worst, sum};
+    }
+    const auto least = [&](bool ours_only) {
+      std::string name;
+      std::pair<double, double> at{kInfinity, kInfinity};
+      for (const auto& [impl, l] : losses) {
+        if (ours_only && impl == coll::kNativeImpl) continue;
+        if (l.first < at.first - kRoundingTolerance ||
+            (std::abs(l.first - at.first) <= kRoundingTolerance && l.second < at.second)) {
+          name = impl;
+          at = l;
+        }
+      }
+      return name;
+    };
+    const std::string chosen = least(false);
+    if (chosen.empty()) continue;
+    Choice c{static_cast<coll::CollectiveKind>(key.first), key.second, {chosen}};
+    if (chosen == coll::kNativeImpl) {
+      const std::string fallback = least(true);
+      if (!fallback.empty()) c.order.push_back(fallback);
+    }
+    choices.push_back(std::move(c));
+  }
+  std::vector<coll::TuningRule> rules;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    const Choice& c = choices[i];
+    const bool last_of_kind = i + 1 == choices.size() || choices[i + 1].kind != c.kind;
+    const std::uint64_t max_bytes =
+        last_of_kind ? coll::kNoUpperBound
+                     : static_cast<std::uint64_t>(
+                           std::sqrt(static_cast<double>(c.bytes) * static_cast<double>(choices[i + 1].bytes)));
+    if (!rules.empty() && rules.back().kind == c.kind && rules.back().order == c.order) {
+      rules.back().max_bytes = max_bytes;
+      continue;
+    }
+    coll::TuningRule r;
+    r.kind = c.kind;
+    r.ranks = ranks;
+    r.order = c.order;
+    r.max_bytes = max_bytes;
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
 }  // namespace shardroof

@@ -107,4 +107,25 @@ bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& ra
 // native is not available).
 std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& rankings, int ranks);
 
+// The rules for `ranks` ranks from several launches of the same
+// measurement (`launches[l]`: one launch's rankings, as rank_sizes gives;
+// a size may be missing from some). Why launches and not one: with more
+// ranks than cores, which ranks share a core, and how much of the cache
+// and memory bandwidth the machine leaves them, change with every launch,
+// and an implementation's place changes with them. One launch's noise over
+// its passes does not show that (measured: a table from one launch chose
+// pairwise for 3-rank AllReduce at 1-2 MiB, within that launch's noise of
+// the ring, and in five later launches pairwise read 1.09-1.31x the ring
+// every time). Each size takes the implementation whose worst loss over the
+// launches that measured it, max over l of time / launch l's best time, is
+// least (the smallest summed log loss between equal worst losses); an
+// implementation missing from one of those launches is not chosen there.
+// Neighbouring sizes with the same choice make one rule, which ends at the
+// geometric mean of its largest size and the next measured one (the last
+// has no upper bound). Where native is chosen, the one of ours with the
+// least worst loss at each size follows it (what auto runs where native is
+// not available).
+std::vector<coll::TuningRule> tuning_rules_over_launches(const std::vector<std::vector<SizeRanking>>& launches,
+                                                         int ranks);
+
 }  // namespace shardroof

@@ -184,6 +184,7 @@ std::string measured_summary(const coll::TuningOrigin& o) {
   add("transport ", "transport");
   add("", "timing");
   add("noise from ", "passes");
+  add("", "launches");
   add("host ", "host");
   add("", "date");
   add("load average ", "load_average");

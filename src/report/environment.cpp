@@ -25,6 +25,8 @@ nlohmann::json environment_json(const Environment& env) {
   out["built_in"] = env.built_in;
   if (!env.gpu_build.empty()) out["gpu_build"] = env.gpu_build;
   out["date"] = env.date;
+  if (!env.cpu.empty()) out["cpu"] = env.cpu;
+  if (!env.load_average.empty()) out["load_average"] = env.load_average;
   return out;
 }
 

@@ -20,6 +20,8 @@ struct Environment {
   std::string built_in;   // "backends: cpu, cuda; transports: mpi, nccl"
   std::string gpu_build;  // CUDA runtime, NCCL and CUDA-aware MPI; empty without CUDA
   std::string date;       // UTC, ISO 8601
+  std::string cpu;           // this rank's CPU model; "" when unknown
+  std::string load_average;  // this rank's 1, 5 and 15 minute load averages at the start; "" when unknown
 };
 
 nlohmann::json environment_json(const Environment& env);

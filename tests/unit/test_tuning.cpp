@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "collectives/auto_collective.h"
 #include "measure/tuner.h"
 #include "measure/tuning_file.h"
+#include "measure/tuning_sources.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -488,6 +491,161 @@ TEST(Tuner, BetweenImplementationsTiedWithinTheNoiseTheSteadiestIsChosen) {
   rules = tuning_rules(r, 2);
   ASSERT_EQ(rules.size(), 1u);
   EXPECT_EQ(rules[0].order, (std::vector<std::string>{"direct"}));
+}
+
+
+// Launches: each a list of one collective's sizes, times per implementation.
+using Launch = std::vector<SizeRanking>;
+
+TEST(TunerOverLaunches, EachSizeTakesTheImplementationWhoseWorstLossOverTheLaunchesIsLeast) {
+  // direct wins the first (slow) launch, the ring 1.1x behind; the ring
+  // wins the second, direct 1.2x behind. Summed times would take direct
+  // (11.2 against 12); losses take the ring (worst 1.1 against 1.2, and
+  // pairwise's 1.15).
+  const std::vector<Launch> launches = {
+      {ranking(1 << 20, {{"direct", 10}, {"ring", 11}, {"pairwise", 11.5}})},
+      {ranking(1 << 20, {{"direct", 1.2}, {"ring", 1.0}, {"pairwise", 1.04}})}};
+  const auto rules = tuning_rules_over_launches(launches, 3);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(rules[0].ranks, 3);
+  EXPECT_EQ(rules[0].max_bytes, kNoUpperBound);
+}
+
+TEST(TunerOverLaunches, EqualWorstLossesAreDecidedByTheSummedLoss) {
+  const std::vector<Launch> launches = {{ranking(8, {{"direct", 1.0}, {"ring", 1.1}})},
+                                        {ranking(8, {{"direct", 1.1}, {"ring", 1.0}})},
+                                        {ranking(8, {{"direct", 1.0}, {"ring", 1.1}})}};
+  const auto rules = tuning_rules_over_launches(launches, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"direct"}));  // lost once, the ring twice
+}
+
+TEST(TunerOverLaunches, OneMissingFromALaunchIsNotChosenAtThatSize) {
+  // Pruned in the second launch (or not measured there): not chosen however
+  // fast in the first.
+  const std::vector<Launch> launches = {{ranking(8, {{"direct", 0.5}, {"ring", 1.0}})},
+                                        {ranking(8, {{"ring", 1.0}, {"native", 1.2}})}};
+  const auto rules = tuning_rules_over_launches(launches, 2);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"ring"}));
+}
+
+TEST(TunerOverLaunches, SizesWithTheSameChoiceMakeOneRuleThatEndsHalfwayToTheNext) {
+  Launch a, b;
+  for (std::uint64_t bytes : {256u, 512u, 1024u, 2048u}) {
+    const bool small = bytes <= 512;
+    a.push_back(ranking(bytes, {{"direct", small ? 1.0 : 2.0}, {"ring", 1.5}}));
+    b.push_back(ranking(bytes, {{"direct", small ? 1.0 : 2.1}, {"ring", 1.4}}));
+  }
+  SizeRanking scatter = ranking(8, {{"pairwise", 1.0}, {"ring", 1.2}});
+  scatter.kind = CollectiveKind::ReduceScatter;
+  a.push_back(scatter);
+  b.push_back(scatter);
+  const auto rules = tuning_rules_over_launches({a, b}, 2);
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"direct"}));
+  EXPECT_EQ(rules[0].max_bytes, 724u);  // sqrt(512 * 1024)
+  EXPECT_EQ(rules[1].order, (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(rules[1].max_bytes, kNoUpperBound);
+  EXPECT_EQ(rules[2].kind, CollectiveKind::ReduceScatter);
+  EXPECT_EQ(rules[2].order, (std::vector<std::string>{"pairwise"}));
+  EXPECT_EQ(rules[2].max_bytes, kNoUpperBound);
+}
+
+TEST(TunerOverLaunches, NativeIsFollowedByTheOneOfOursWithTheLeastWorstLoss) {
+  const std::vector<Launch> launches = {{ranking(8, {{"native", 1.0}, {"direct", 1.1}, {"ring", 1.3}})},
+                                        {ranking(8, {{"native", 1.0}, {"direct", 1.5}, {"ring", 1.2}})}};
+  const auto rules = tuning_rules_over_launches(launches, 4);
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].order, (std::vector<std::string>{"native", "ring"}));  // worst 1.3 against 1.5
+}
+
+// A `coll --json` document of `ranks` ranks with the given results.
+std::string coll_document(int ranks, const std::string& results, const std::string& transport = "mpi") {
+  std::string hosts;
+  for (int r = 0; r < ranks; ++r) hosts += std::string(r ? "," : "") + "\"n1\"";
+  return R"({"command": "coll", "ranks": )" + std::to_string(ranks) + R"(, "settings": {"transport": ")" + transport +
+         R"(", "backend": "cpu", "datatype": "float", "op": "sum", "timing": "per-iteration", "iters": 15,
+         "warmup_iters": 3}, "environment": {"hosts": [)" + hosts +
+         R"(], "mpi_library": "Open MPI v4.1.4", "date": "2026-12-02T07:00:00Z", "load_average": "0.50 1.00 1.50"},
+         "results": [)" + results + "]}";
+}
+
+// One result: out of place or in place, time_us.iqm.
+std::string coll_result(const std::string& impl, std::uint64_t bytes, bool in_place, double iqm_us,
+                        long long wrong = 0) {
+  return R"({"collective": "all_reduce", "impl": ")" + impl + R"(", "bytes": )" + std::to_string(bytes) +
+         R"(, "in_place": )" + (in_place ? "true" : "false") + R"(, "time_us": {"iqm": )" + std::to_string(iqm_us) +
+         R"(}, "wrong": )" + std::to_string(wrong) + "}";
+}
+
+class TuningSourcesTest : public ::testing::Test {
+ protected:
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("shardroof-tuning-sources-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TuningSourcesTest, ALaunchsTimeIsTheSumOfItsPlacementsAndAutoIsLeftOut) {
+  const std::string both = coll_result("ring", 1024, false, 10) + "," + coll_result("ring", 1024, true, 12) + "," +
+                           coll_result("direct", 1024, false, 9) + "," + coll_result("direct", 1024, true, 14) + "," +
+                           coll_result("auto", 1024, false, 1) + "," + coll_result("auto", 1024, true, 1);
+  const auto a = write("a.json", coll_document(3, both));
+  const auto b = write("b.json", coll_document(3, both));
+  const TuningSources s = read_tuning_sources({a, b}, "the command");
+  EXPECT_EQ(s.ranks, 3);
+  ASSERT_EQ(s.launches.size(), 2u);
+  ASSERT_EQ(s.launches[0].size(), 1u);
+  const SizeRanking& r = s.launches[0][0];
+  ASSERT_EQ(r.times.size(), 2u);  // no auto
+  EXPECT_EQ(r.times[0].first, "ring");  // 22 us against 23
+  EXPECT_NEAR(r.times[0].second, 22e-6, 1e-12);
+  EXPECT_EQ(s.origin.ranks, 3);
+  EXPECT_EQ(s.origin.min_bytes, 1024u);
+  EXPECT_EQ(s.origin.max_bytes, 1024u);
+  EXPECT_EQ(s.origin.get("transport"), "mpi");
+  EXPECT_EQ(s.origin.get("hosts"), "1");
+  EXPECT_EQ(s.origin.get("launches"), "worst loss over 2 launches per size");
+  EXPECT_EQ(s.origin.get("load_average"), "0.50 to 0.50 (1 minute, at each launch's start)");
+  EXPECT_EQ(s.origin.get("command"), "the command");
+}
+
+TEST_F(TuningSourcesTest, WhatCannotMakeATableIsAUsageErrorThatNamesTheFile) {
+  const std::string two = coll_result("ring", 8, false, 1) + "," + coll_result("direct", 8, false, 2);
+  const auto good = write("good.json", coll_document(2, two));
+  const auto expect_error = [&](const std::vector<std::string>& paths, const std::string& words) {
+    try {
+      read_tuning_sources(paths, "");
+      ADD_FAILURE() << "no error for " << words;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expect_error({good}, "two launches or more");
+  expect_error({good, (dir_ / "missing.json").string()}, "cannot read");
+  expect_error({good, write("text.json", "not json")}, "is not a JSON document");
+  expect_error({good, write("other.json", R"({"command": "sweep", "results": []})")}, "not a `shardroof coll --json`");
+  expect_error({good, write("ranks.json", coll_document(3, two))}, "has ranks 3");
+  expect_error({good, write("nccl.json", coll_document(2, two, "nccl"))}, "has transport nccl");
+  expect_error({good, write("wrong.json", coll_document(2, coll_result("ring", 8, false, 1, 5) + "," +
+                                                              coll_result("direct", 8, false, 2)))},
+               "5 wrong elements");
+  expect_error({good, write("one.json", coll_document(2, coll_result("ring", 8, false, 1)))},
+               "measured only ring");
+  const std::string other_size = coll_result("ring", 16, false, 1) + "," + coll_result("direct", 16, false, 2);
+  expect_error({good, write("size.json", coll_document(2, two + "," + other_size))},
+               "all_reduce at 16 B was measured in only one");
 }
 
 }  // namespace
