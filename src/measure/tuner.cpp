@@ -40,6 +40,24 @@ std::vector<double> pass_means(const std::vector<double>& samples) {
   return out;
 }
 
+// Where a range whose largest measured size is `last` ends: the geometric
+// midpoint to the next measured size of its collective, or no bound where
+// none follows.
+std::uint64_t range_end(std::uint64_t last, std::optional<std::uint64_t> next) {
+  return next ? static_cast<std::uint64_t>(std::sqrt(static_cast<double>(last) * static_cast<double>(*next)))
+              : coll::kNoUpperBound;
+}
+
+// Appends `r`, or, where the previous rule of its collective runs the same,
+// extends that one to r's end.
+void append_rule(std::vector<coll::TuningRule>& rules, coll::TuningRule r) {
+  if (!rules.empty() && rules.back().kind == r.kind && rules.back().order == r.order) {
+    rules.back().max_bytes = r.max_bytes;
+  } else {
+    rules.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 std::vector<std::pair<std::size_t, std::size_t>> pass_bounds(std::size_t iterations) {
@@ -208,17 +226,10 @@ std::vector<coll::TuningRule> tuning_rules(const std::vector<SizeRanking>& ranki
       }
       if (!fallback.empty()) r.order.push_back(fallback);
     }
-    const std::size_t last = reach - 1;
     const bool last_of_kind = reach == rankings.size() || rankings[reach].kind != start.kind;
-    r.max_bytes = last_of_kind ? coll::kNoUpperBound
-                               : static_cast<std::uint64_t>(std::sqrt(static_cast<double>(rankings[last].bytes) *
-                                                                      static_cast<double>(rankings[reach].bytes)));
-    // The previous rule of this collective extends to here when it runs the same.
-    if (!rules.empty() && rules.back().kind == r.kind && rules.back().order == r.order) {
-      rules.back().max_bytes = r.max_bytes;
-    } else {
-      rules.push_back(std::move(r));
-    }
+    r.max_bytes = range_end(rankings[reach - 1].bytes,
+                            last_of_kind ? std::nullopt : std::optional<std::uint64_t>(rankings[reach].bytes));
+    append_rule(rules, std::move(r));
     first = reach;
   }
   return rules;
@@ -241,19 +252,24 @@ std::vector<coll::TuningRule> tuning_rules_over_launches(const std::vector<std::
   std::vector<Choice> choices;
   for (const auto& [key, per_launch] : sizes) {
     // Worst and summed log loss of each implementation measured in every launch.
+    std::vector<double> bests;  // each launch's best time
+    for (const auto& times : per_launch) {
+      double best = kInfinity;
+      for (const auto& [impl, t] : times) best = std::min(best, t);
+      bests.push_back(best);
+    }
     std::map<std::string, std::pair<double, double>> losses;
     for (const auto& [impl, t] : per_launch.front()) {
       double worst = 0;
       double sum = 0;
       bool everywhere = true;
-      for (const auto& times : per_launch) {
-        const auto mine = times.find(impl);
-        if (mine == times.end()) {
+      for (std::size_t l = 0; l < per_launch.size(); ++l) {
+        const auto mine = per_launch[l].find(impl);
+        if (mine == per_launch[l].end()) {
           everywhere = false;
           break;
         }
-        double best = kInfinity;
-        for (const auto& [other, u] : times) best = std::min(best, u);
+        const double best = bests[l];
         const double loss = mine->second > 0 && best > 0 ? std::log(mine->second / best) : 0;
         worst = std::max(worst, loss);
         sum += loss;
@@ -286,20 +302,12 @@ std::vector<coll::TuningRule> tuning_rules_over_launches(const std::vector<std::
   for (std::size_t i = 0; i < choices.size(); ++i) {
     const Choice& c = choices[i];
     const bool last_of_kind = i + 1 == choices.size() || choices[i + 1].kind != c.kind;
-    const std::uint64_t max_bytes =
-        last_of_kind ? coll::kNoUpperBound
-                     : static_cast<std::uint64_t>(
-                           std::sqrt(static_cast<double>(c.bytes) * static_cast<double>(choices[i + 1].bytes)));
-    if (!rules.empty() && rules.back().kind == c.kind && rules.back().order == c.order) {
-      rules.back().max_bytes = max_bytes;
-      continue;
-    }
     coll::TuningRule r;
     r.kind = c.kind;
     r.ranks = ranks;
     r.order = c.order;
-    r.max_bytes = max_bytes;
-    rules.push_back(std::move(r));
+    r.max_bytes = range_end(c.bytes, last_of_kind ? std::nullopt : std::optional<std::uint64_t>(choices[i + 1].bytes));
+    append_rule(rules, std::move(r));
   }
   return rules;
 }
