@@ -164,16 +164,4 @@ double parse_rate(std::string_view raw, std::string_view what) {
   return v;
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, units[u]);
-  return fmt::format("{:.3g} {}", v, units[u]);
-}
-
 }  // namespace shardroof

@@ -28,7 +28,4 @@ double parse_rate(std::string_view text, std::string_view what);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 
-// "1048576" -> "1 MiB" style short text for tables.
-std::string format_bytes(std::uint64_t bytes);
-
 }  // namespace shardroof

@@ -34,6 +34,7 @@
 #include "util/node.h"
 #include "util/topology.h"
 #include "util/watchdog.h"
+#include "util/units.h"
 
 namespace shardroof {
 namespace {

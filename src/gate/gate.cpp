@@ -11,6 +11,7 @@
 
 #include "cli/values.h"
 #include "util/error.h"
+#include "util/units.h"
 
 namespace shardroof::gate {
 namespace {

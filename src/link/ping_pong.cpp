@@ -13,6 +13,7 @@
 #include "link/packed_pair.h"
 #include "util/comm_handle.h"
 #include "util/watchdog.h"
+#include "util/units.h"
 
 namespace shardroof::link {
 namespace {

@@ -10,6 +10,7 @@
 #include "trace/clock_sync.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
+#include "util/units.h"
 
 namespace shardroof {
 

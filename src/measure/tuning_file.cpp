@@ -14,6 +14,7 @@
 #include "collectives/traits.h"
 #include "shardroof/default_tuning.h"
 #include "util/error.h"
+#include "util/units.h"
 
 namespace shardroof {
 namespace {

@@ -13,6 +13,7 @@
 #include "measure/tuner.h"
 #include "util/error.h"
 #include "cli/values.h"
+#include "util/units.h"
 
 namespace shardroof {
 

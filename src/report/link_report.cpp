@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <functional>
 
-#include "cli/values.h"
 #include "link/patterns.h"
+#include "report/time_stats_json.h"
 #include "timing/stats.h"
+#include "util/units.h"
 
 namespace shardroof {
 
@@ -59,7 +60,7 @@ nlohmann::json to_json(const LinkPairResult& r) {
   nlohmann::json times = nlohmann::json::array();
   for (const auto& t : r.measured.times) {
     times.push_back({{"bytes", t.bytes},
-                     {"one_way_s", {{"median", t.one_way.median}, {"min", t.one_way.min}, {"max", t.one_way.max}}},
+                     {"one_way_s", time_stats_json(t.one_way)},
                      {"bandwidth_GBps", t.one_way.median > 0 ? t.bytes / t.one_way.median / 1e9 : 0.0}});
   }
   nlohmann::json j = {{"src", r.measured.pair.src},
@@ -124,7 +125,7 @@ nlohmann::json step_json(const link::RingProbeResult& step, int shift) {
   nlohmann::json times = nlohmann::json::array();
   for (std::size_t i = 0; i < step.bytes.size() && i < step.step_time.size(); ++i) {
     const auto& t = step.step_time[i];
-    times.push_back({{"bytes", step.bytes[i]}, {"step_s", {{"median", t.median}, {"min", t.min}, {"max", t.max}}}});
+    times.push_back({{"bytes", step.bytes[i]}, {"step_s", time_stats_json(t)}});
   }
   const bool ok = step.fit.valid;
   return {{"shift", shift},

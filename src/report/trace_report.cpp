@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "cli/values.h"
 #include "shardroof/config.h"
+#include "util/units.h"
 
 namespace shardroof {
 

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/values.h"
+#include "report/time_stats_json.h"
+#include "util/units.h"
 
 namespace shardroof {
 namespace {
@@ -48,7 +49,7 @@ nlohmann::json probe_json(const link::RingProbeResult& r) {
       if (i < p.times.size())
         transfers.push_back({{"src", p.pair.src}, {"dst", p.pair.dst}, {"median_s", p.times[i].one_way.median}});
     sizes.push_back({{"bytes", r.bytes[i]},
-                     {"step_s", {{"median", t.median}, {"min", t.min}, {"max", t.max}}},
+                     {"step_s", time_stats_json(t)},
                      {"transfers", transfers}});
   }
   return {{"sizes", sizes}, {"fit_sizes", r.fit.bandwidth_sizes}};

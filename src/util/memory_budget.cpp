@@ -7,6 +7,7 @@
 #include "cli/values.h"
 #include "util/error.h"
 #include "util/node.h"
+#include "util/units.h"
 
 namespace shardroof {
 

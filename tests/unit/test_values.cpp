@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/values.h"
+#include "util/units.h"
 #include "util/error.h"
 
 namespace shardroof {

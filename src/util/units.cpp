@@ -1,0 +1,21 @@
+#include "util/units.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace shardroof {
+
+std::string format_bytes(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, units[u]);
+  return fmt::format("{:.3g} {}", v, units[u]);
+}
+
+}  // namespace shardroof
