@@ -3,6 +3,7 @@
 // them; timing/timing.h measures them.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,17 @@ struct TimeStats {
   // (left the barrier), on the aligned clock (timing/timing.h). Empty when
   // the measurement had no aligned clock.
   std::vector<std::vector<double>> per_rank_skew;
+  // When each timed iteration began (rank 0's monotonic clock,
+  // coll::Tracer::now(), seconds), one per sample: where a measurement lies
+  // in time, so that samples taken over a run can be tested for a change of
+  // the machine's state (stability/stability.h). Empty when the statistics
+  // were made from bare samples.
+  std::vector<double> stamps;
+  // The samples of each measurement joined into these (joined), in order;
+  // empty: one measurement. Samples of one measurement share the machine's
+  // state of that moment, so resampling and change-point tests keep them
+  // together.
+  std::vector<std::size_t> windows;
 };
 
 // What the output says about how numbers were aggregated (per-iteration mode).

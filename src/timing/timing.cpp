@@ -57,6 +57,16 @@ TimeStats joined(const TimeStats& a, const TimeStats& b) {
   };
   out.per_rank = join(a.per_rank, b.per_rank);
   out.per_rank_skew = join(a.per_rank_skew, b.per_rank_skew);
+  const auto windows_of = [](const TimeStats& t) {
+    return t.windows.empty() ? std::vector<std::size_t>{t.samples.size()} : t.windows;
+  };
+  out.windows = windows_of(a);
+  for (const std::size_t w : windows_of(b)) out.windows.push_back(w);
+  // Stamps only where every sample has one.
+  if (a.stamps.size() == a.samples.size() && b.stamps.size() == b.samples.size()) {
+    out.stamps = a.stamps;
+    out.stamps.insert(out.stamps.end(), b.stamps.begin(), b.stamps.end());
+  }
   return out;
 }
 
@@ -111,6 +121,7 @@ struct OpTimes {
   std::vector<double> slowest;                     // max over ranks, per iteration
   std::vector<std::vector<double>> per_rank;       // [rank][iteration]
   std::vector<std::vector<double>> per_rank_skew;  // [rank][iteration]; empty without an aligned clock
+  std::vector<double> stamps;                      // rank 0's start of each iteration (Tracer::now())
 };
 
 // Each rank's arrival less the earliest rank's, per iteration; `arrivals`
@@ -169,6 +180,7 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   const std::size_t iters = static_cast<std::size_t>(std::max(plan.iters, 0));
   std::vector<double> local(n_ops * iters);
   std::vector<double> arrivals(aligned ? local.size() : 0);
+  std::vector<double> starts(local.size());
   for (std::size_t i = 0; i < iters; ++i) {
     const std::vector<std::size_t> row = order == TurnOrder::Balanced ? balanced_order(i, n_ops) : std::vector<std::size_t>{};
     for (std::size_t turn = 0; turn < n_ops; ++turn) {
@@ -188,6 +200,7 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
       // The stamp is taken after the barrier, just before the clock starts:
       // it costs one clock read, outside the timed region.
       if (aligned) arrivals[k * iters + i] = aligned->now();
+      starts[k * iters + i] = coll::Tracer::now();
       clock.start();
       for (int c = 0; c < calls; ++c) ops[k](static_cast<int>(i));
       local[k * iters + i] = clock.stop() / calls;
@@ -201,7 +214,10 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
                                     MPI_MAX, comm));
   int nranks = 1;
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &nranks));
-  // Every rank's times, and then (with an aligned clock) its arrivals.
+  // Every rank's times, its start stamps, and then (with an aligned clock)
+  // its arrivals.
+  const std::size_t times_size = local.size();
+  local.insert(local.end(), starts.begin(), starts.end());
   local.insert(local.end(), arrivals.begin(), arrivals.end());
   std::vector<double> all(local.size() * static_cast<std::size_t>(nranks));
   SHARDROOF_MPI_CHECK(MPI_Allgather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, all.data(),
@@ -212,12 +228,14 @@ std::vector<OpTimes> time_ops(MPI_Comm comm, const TimingPlan& plan, Clock& cloc
   };
   for (std::size_t k = 0; k < n_ops; ++k) {
     out[k].slowest.assign(at(slowest, k * iters), at(slowest, (k + 1) * iters));
+    // Rank 0's stamps: one clock for the whole run, on every rank.
+    out[k].stamps.assign(at(all, times_size + k * iters), at(all, times_size + (k + 1) * iters));
     std::vector<std::vector<double>> rank_arrivals;
     for (std::size_t r = 0; r < static_cast<std::size_t>(nranks); ++r) {
       const std::size_t base = r * local.size() + k * iters;
       out[k].per_rank.emplace_back(at(all, base), at(all, base + iters));
       if (aligned) {
-        const std::size_t stamps = base + n_ops * iters;
+        const std::size_t stamps = base + 2 * times_size;
         rank_arrivals.emplace_back(at(all, stamps), at(all, stamps + iters));
       }
     }
@@ -230,6 +248,7 @@ TimeStats stats_of(OpTimes times) {
   TimeStats s = summarize(std::move(times.slowest));
   s.per_rank = std::move(times.per_rank);
   s.per_rank_skew = std::move(times.per_rank_skew);
+  s.stamps = std::move(times.stamps);
   return s;
 }
 

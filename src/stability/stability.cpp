@@ -1,0 +1,167 @@
+#include "stability/stability.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardroof::stability {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t n = v.size();
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
+  const double hi = v[n / 2];
+  if (n % 2) return hi;
+  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
+}
+
+struct Block {
+  double t = 0;      // its first sample's stamp
+  double value = 0;  // log of its median
+  std::vector<double> samples, stamps;
+  std::uint64_t label = 0;
+};
+
+// A run of consecutive blocks: its samples and where it lies in time.
+struct Run {
+  std::size_t first = 0, last = 0;  // blocks [first, last]
+  double median = 0;
+};
+
+double run_median(const std::vector<Block>& blocks, std::size_t first, std::size_t last) {
+  std::vector<double> all;
+  for (std::size_t b = first; b <= last; ++b) all.insert(all.end(), blocks[b].samples.begin(), blocks[b].samples.end());
+  return median_of(std::move(all));
+}
+
+double ratio(double a, double b) { return a > b ? a / b : b / a; }
+
+}  // namespace
+
+std::string to_string(Verdict v) {
+  switch (v) {
+    case Verdict::TooFew: return "too_few";
+    case Verdict::Stable: return "stable";
+    case Verdict::Drift: return "drift";
+    case Verdict::Unstable: return "unstable";
+  }
+  return "?";
+}
+
+Stability assess(const std::vector<TimedWindow>& windows, double material_ratio, const ChangePointOptions& options) {
+  Stability out;
+  out.material_ratio = material_ratio;
+  std::vector<double> every;
+  for (const auto& w : windows)
+    for (const double s : w.samples)
+      if (s > 0 && std::isfinite(s)) every.push_back(s);
+  out.samples = every.size();
+  out.median = median_of(every);
+  if (every.empty()) return out;
+  const std::size_t per_block =
+      std::max(kMinBlockSamples, (every.size() + kMaxBlocks - 1) / kMaxBlocks);
+  out.block_samples = per_block;
+
+  std::vector<Block> blocks;
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const auto& win = windows[w];
+    const bool stamped = win.stamps.size() == win.samples.size();
+    for (std::size_t i = 0; i < win.samples.size(); i += per_block) {
+      Block b;
+      b.label = win.label;
+      for (std::size_t j = i; j < std::min(i + per_block, win.samples.size()); ++j) {
+        if (!(win.samples[j] > 0 && std::isfinite(win.samples[j]))) continue;
+        b.samples.push_back(win.samples[j]);
+        b.stamps.push_back(stamped ? win.stamps[j] : static_cast<double>(w));
+      }
+      if (b.samples.empty()) continue;
+      b.t = b.stamps.front();
+      b.value = std::log(median_of(b.samples));
+      blocks.push_back(std::move(b));
+    }
+  }
+  std::stable_sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.t < b.t; });
+  out.blocks = blocks.size();
+  const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 2);
+
+  std::vector<double> series;
+  for (const auto& b : blocks) series.push_back(b.value);
+  std::vector<ChangePoint> cps;
+  if (blocks.size() >= 2 * min_segment) cps = find_change_points(series, options);
+  out.change_points = cps.size();
+  for (const auto& cp : cps) out.p_values.push_back(cp.p_value);
+
+  std::vector<Run> runs;
+  std::size_t first = 0;
+  for (const auto& cp : cps) {
+    runs.push_back({first, cp.index - 1, 0});
+    first = cp.index;
+  }
+  if (!blocks.empty()) runs.push_back({first, blocks.size() - 1, 0});
+  for (auto& r : runs) r.median = run_median(blocks, r.first, r.last);
+  // Merge the closest neighbours while they lie within the material ratio.
+  while (runs.size() > 1) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i + 1 < runs.size(); ++i)
+      if (ratio(runs[i].median, runs[i + 1].median) < ratio(runs[best].median, runs[best + 1].median)) best = i;
+    if (ratio(runs[best].median, runs[best + 1].median) >= material_ratio) break;
+    runs[best].last = runs[best + 1].last;
+    runs[best].median = run_median(blocks, runs[best].first, runs[best].last);
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+
+  for (const auto& r : runs) {
+    Level l;
+    l.median = r.median;
+    l.begin_s = blocks[r.first].stamps.front();
+    l.end_s = blocks[r.last].stamps.back();
+    l.first_label = blocks[r.first].label;
+    l.last_label = blocks[r.last].label;
+    for (std::size_t b = r.first; b <= r.last; ++b) {
+      l.samples += blocks[b].samples.size();
+      if (std::find(l.labels.begin(), l.labels.end(), blocks[b].label) == l.labels.end())
+        l.labels.push_back(blocks[b].label);
+    }
+    out.levels.push_back(std::move(l));
+  }
+  double lo = out.levels.front().median, hi = lo;
+  for (const auto& l : out.levels) {
+    lo = std::min(lo, l.median);
+    hi = std::max(hi, l.median);
+  }
+  out.max_ratio = lo > 0 ? hi / lo : 1;
+
+  // States: the runs sorted by value, neighbours within the material ratio
+  // grouped.
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return runs[a].median < runs[b].median; });
+  std::vector<std::vector<std::size_t>> groups;
+  for (const std::size_t i : order) {
+    if (!groups.empty() && ratio(runs[groups.back().back()].median, runs[i].median) < material_ratio)
+      groups.back().push_back(i);
+    else
+      groups.push_back({i});
+  }
+  for (const auto& g : groups) {
+    std::vector<double> all;
+    for (const std::size_t i : g)
+      for (std::size_t b = runs[i].first; b <= runs[i].last; ++b)
+        all.insert(all.end(), blocks[b].samples.begin(), blocks[b].samples.end());
+    State s;
+    s.samples = all.size();
+    s.median = median_of(std::move(all));
+    s.share = static_cast<double>(s.samples) / static_cast<double>(out.samples);
+    out.states.push_back(s);
+  }
+
+  if (blocks.size() < 2 * min_segment)
+    out.verdict = Verdict::TooFew;
+  else if (cps.empty())
+    out.verdict = Verdict::Stable;
+  else
+    out.verdict = runs.size() > 1 ? Verdict::Unstable : Verdict::Drift;
+  return out;
+}
+
+}  // namespace shardroof::stability
