@@ -48,7 +48,9 @@ struct SweepFlags {
   std::uint64_t B = 1024;
   std::uint64_t F = 1024;
   std::string D = "auto";
-  std::string budget_s = "40";
+  std::string budget_s = "60";
+  std::string min_span_s = "30";
+  int min_rounds = static_cast<int>(sweep::kMinRounds);
   ComputeFlags compute;
   std::string collective = "all_reduce";
   std::string impl = "ring";
@@ -102,11 +104,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // Rank 0's search step to every rank (only rank 0 keeps the reason).
 void share_step(MPI_Comm comm, sweep::SearchStep& step) {
-  long long v[3] = {static_cast<long long>(step.stop), static_cast<long long>(step.D), step.iters};
-  SHARDROOF_MPI_CHECK(MPI_Bcast(v, 3, MPI_LONG_LONG, 0, comm));
+  long long v[5] = {static_cast<long long>(step.stop), static_cast<long long>(step.D),
+                    static_cast<long long>(step.D2), step.round ? 1 : 0, step.iters};
+  SHARDROOF_MPI_CHECK(MPI_Bcast(v, 5, MPI_LONG_LONG, 0, comm));
   step.stop = static_cast<sweep::SearchStop>(v[0]);
   step.D = static_cast<std::uint64_t>(v[1]);
-  step.iters = static_cast<int>(v[2]);
+  step.D2 = static_cast<std::uint64_t>(v[2]);
+  step.round = v[3] != 0;
+  step.iters = static_cast<int>(v[4]);
 }
 
 class SweepCommand final : public Command {
@@ -126,6 +131,14 @@ class SweepCommand final : public Command {
     app.add_option("--budget-s", f_.budget_s,
                    "With --D auto: seconds the whole run may take; the search starts no measurement that would "
                    "end later")
+        ->capture_default_str();
+    app.add_option("--min-span-s", f_.min_span_s,
+                   "With --D auto: the rounds at the crossing must spread over at least this many seconds before "
+                   "the search may stop (one short window is one sample of the machine's state)")
+        ->capture_default_str();
+    app.add_option("--min-rounds", f_.min_rounds,
+                   "With --D auto: rounds (measurements of the two points around D* with the ceilings) before the "
+                   "search may stop")
         ->capture_default_str();
     add_datatype_flag(app, f_.compute.datatype, kSweepDataTypes);
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
@@ -237,7 +250,9 @@ class SweepCommand final : public Command {
       return out.exit_status(fmt::format("the two-level ring probe received {} wrong bytes",
                                          levels->intra.wrong + levels->inter.wrong + levels->inter_alone_wrong));
     std::vector<sweep::PointRecord> points;
-    sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points);
+    // Every rank holds the same samples and stamps, so every rank's analysis agrees.
+    const sweep::AnalysisOptions analysis_options;
+    sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
     // --model-hw needs only the ceilings: the same shapes on the preset and
     // the hybrid, at the D list (with --D auto: around the calibrated D_peak).
     std::optional<model::PresetComparison> model_hw_cmp;
@@ -260,9 +275,20 @@ class SweepCommand final : public Command {
     if (plan.search) {
       sweep::SearchPlan sp;
       sp.D_max = plan.D_max;
-      sp.D_start = sweep::nearest_power_of_two(analysis.D_peak.value_or(64), sp.D_min, sp.D_max);
+      sp.D_min = std::min<std::uint64_t>(static_cast<std::uint64_t>(ranks), plan.D_max);
+      // Start where the roof model puts the crossing with the collective's
+      // own T_comm at S; at the floor (a shard of one column) when T_comm
+      // lies below it, rather than walking D down to it.
+      const model::RoofCrossover& start = analysis.roofs_measured;
+      const double guess = start.kind == model::CrossoverKind::BelowFloor ? static_cast<double>(sp.D_min)
+                           : start.D > 0                                   ? start.D
+                                                                           : analysis.D_peak.value_or(64);
+      sp.D_start = sweep::nearest_power_of_two(guess, sp.D_min, sp.D_max);
+      if (start.kind == model::CrossoverKind::BelowFloor) sp.D_start = sp.D_min;
       sp.timing = plan.timing;
       sp.budget_s = plan.budget_s;
+      sp.min_span_s = plan.min_span_s;
+      sp.min_rounds = plan.min_rounds;
       search.emplace(sp);
     }
     SearchReport search_report;
@@ -278,6 +304,7 @@ class SweepCommand final : public Command {
         doc["points"].push_back(std::move(point));
       }
       doc["crossover"] = crossover_json(analysis, search_report);
+      doc["stability"] = sweep_stability_json(analysis);
       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
         doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
         doc["two_level"]["probes"] = two_level_probes_json(*levels);
@@ -296,7 +323,10 @@ class SweepCommand final : public Command {
 
     // One measurement: into the points (merged with an earlier one at the
     // same D), the analysis, the table and the files.
-    const auto measure = [&](std::uint64_t D, const TimingPlan& timing) {
+    // A round's rows are shown when a point's measurements reach a power of
+    // two (and at the end): the table shows the rounds converge without a
+    // row for each.
+    const auto measure = [&](std::uint64_t D, const TimingPlan& timing, bool in_round = false) {
       sweep::PointRecord rec = runner.measure_point(D, timing);
       auto it = std::lower_bound(points.begin(), points.end(), D,
                                  [](const sweep::PointRecord& p, std::uint64_t d) { return p.D < d; });
@@ -305,9 +335,12 @@ class SweepCommand final : public Command {
       else
         it = points.insert(it, std::move(rec));
       const auto shown = static_cast<std::size_t>(it - points.begin());
-      analysis = sweep::analyze(plan, ranks, ceilings, points);
-      console.row(points[shown], analysis.points[shown]);
-      console.straggler(points[shown], analysis.points[shown], rank_hosts);
+      analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
+      const std::size_t n = points[shown].windows.size();
+      if (!in_round || (n & (n - 1)) == 0) {
+        console.row(points[shown], analysis.points[shown]);
+        console.straggler(points[shown], analysis.points[shown], rank_hosts);
+      }
     };
 
     if (!plan.search) {
@@ -331,16 +364,29 @@ class SweepCommand final : public Command {
           search_report.stop = step;
           break;
         }
-        ctx.progress << fmt::format("sweep: D = {}, {} iterations ({}; {:.1f} s)\n", step.D, step.iters, step.why,
+        ctx.progress << fmt::format("sweep: D = {}{}, {} iterations ({}; {:.1f} s)\n", step.D,
+                                    step.D2 ? fmt::format(" and {}", step.D2) : std::string(), step.iters, step.why,
                                     elapsed)
                      << std::flush;
         const double t0 = seconds_since(run_start);
-        measure(step.D, {plan.timing.warmup, step.iters});
+        measure(step.D, {plan.timing.warmup, step.iters}, step.round);
+        if (step.D2) measure(step.D2, {plan.timing.warmup, step.iters}, step.round);
+        if (step.round) {
+          // The ceilings the book prediction uses, in the same round as the points.
+          sweep::merge_ceilings(ceilings, runner.measure_ceiling_round(ceilings));
+          analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
+        }
         search->record(step, seconds_since(run_start) - t0);
         search_report.elapsed_s = seconds_since(run_start);
         publish();
       }
       search_report.elapsed_s = seconds_since(run_start);
+      // The last round's points as they ended, where their rows were not the last shown.
+      if (!search->log().empty() && search->log().back().round)
+        for (const std::uint64_t D : {search->log().back().D, search->log().back().D2})
+          for (std::size_t i = 0; i < points.size(); ++i)
+            if (D != 0 && points[i].D == D && (points[i].windows.size() & (points[i].windows.size() - 1)) != 0)
+              console.row(points[i], analysis.points[i]);
     }
     // Every rank gets here, interrupted or not: the traced points are kept.
     out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
@@ -372,6 +418,11 @@ class SweepCommand final : public Command {
     plan.F = f_.F;
     plan.budget_s = parse_number(f_.budget_s, "--budget-s");
     if (!(plan.budget_s > 0)) throw_usage("--budget-s: must be a positive number of seconds, got '{}'", f_.budget_s);
+    plan.min_span_s = parse_number(f_.min_span_s, "--min-span-s");
+    if (!(plan.min_span_s >= 0))
+      throw_usage("--min-span-s: must be a number of seconds, 0 or more, got '{}'", f_.min_span_s);
+    if (f_.min_rounds < 1) throw_usage("--min-rounds: must be at least 1, got {}", f_.min_rounds);
+    plan.min_rounds = static_cast<std::size_t>(f_.min_rounds);
     // One rank communicates nothing, so there is no crossover to search:
     // --D auto times the GEMM over a fixed grid instead.
     plan.search = f_.D == "auto" && ranks >= 2;

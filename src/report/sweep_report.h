@@ -1,6 +1,7 @@
 // Reporters for `shardroof sweep`: the console table and five-second
-// summary, the JSON record and the CSV (one row per point). They consume the
-// runner's records and the analysis; they never measure.
+// summary (sweep_console.cpp), the JSON record (sweep_json.cpp) and the CSV
+// (sweep_csv.cpp, one row per point). They consume the runner's records and
+// the analysis; they never measure.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,9 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
 // A point and what the analysis derived from it (SweepAnalysis::points).
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d);
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
+// The record's `stability`: T_comm over the run, the reference GEMM, and
+// the crossover in each state (null when the analysis did not test it).
+nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a);
 
 // Per measurement of the point (t_math_s, t_comm_s, t_step_s, t_overlap_s)
 // each rank's summary, and the rank named: {"ranks": [{rank, host, t_math_s:

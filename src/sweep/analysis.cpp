@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "sweep/ceilings.h"
 #include "timing/stats.h"
+#include "util/units.h"
 
 namespace shardroof::sweep {
 
@@ -24,17 +27,96 @@ double SweepAnalysis::critical_intensity() const {
   return calibrated.link_bytes_per_s > 0 ? model::critical_intensity(calibrated) : 0;
 }
 
+double material_ratio(double target) { return (1 + target) / (1 - target); }
+
+model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ceilings) {
+  model::Ceilings c;
+  c.memory_bytes_per_s = ceilings.memory.triad_bytes_per_s;
+  c.flops_per_s = ceilings.peak_gemm.flops_per_s;
+  model::GemmFloor f = model::model_floor(shape, c, ceilings.call_gemm.time.median);
+  if (ceilings.floor_gemm.time.median > 0) f.time_s = ceilings.floor_gemm.time.median;
+  return f;
+}
+
+namespace {
+
+// A statistic's measurements as timed windows, stamps since `origin`.
+void add_windows(std::vector<stability::TimedWindow>& out, const TimeStats& t, std::uint64_t label, double origin) {
+  const std::vector<std::size_t> sizes = t.windows.empty() ? std::vector<std::size_t>{t.samples.size()} : t.windows;
+  const bool stamped = t.stamps.size() == t.samples.size();
+  std::size_t first = 0;
+  for (const std::size_t n : sizes) {
+    if (first + n > t.samples.size()) break;
+    stability::TimedWindow w;
+    w.label = label;
+    w.samples.assign(t.samples.begin() + static_cast<std::ptrdiff_t>(first),
+                     t.samples.begin() + static_cast<std::ptrdiff_t>(first + n));
+    if (stamped)
+      for (std::size_t i = first; i < first + n; ++i) w.stamps.push_back(t.stamps[i] - origin);
+    out.push_back(std::move(w));
+    first += n;
+  }
+}
+
+}  // namespace
+
+RunStability assess_stability(const RunCeilings& ceilings, const std::vector<PointRecord>& points, double target) {
+  RunStability out;
+  out.computed = true;
+  const double origin = ceilings.origin_s;
+  std::vector<stability::TimedWindow> comm, math, gemm;
+  // The ceilings' T_comm at S is at no D: label 0.
+  add_windows(comm, ceilings.collective.time, 0, origin);
+  for (const auto& p : points) {
+    add_windows(comm, p.t_comm, p.D, origin);
+    // T_math differs between points: each point's samples over its own
+    // median, so that the points' measurements over time form one series.
+    if (!(p.t_math.median > 0)) continue;
+    const std::size_t first = math.size();
+    add_windows(math, p.t_math, p.D, origin);
+    for (std::size_t w = first; w < math.size(); ++w)
+      for (double& v : math[w].samples) v /= p.t_math.median;
+  }
+  add_windows(gemm, ceilings.peak_gemm.time, 0, origin);
+  const double m = material_ratio(target);
+  out.t_comm = stability::assess(comm, m);
+  out.t_math = stability::assess(math, m);
+  out.gemm = stability::assess(gemm, m);
+  const auto one = [&](const std::string& name, const TimeStats& t) {
+    std::vector<stability::TimedWindow> w;
+    add_windows(w, t, 0, origin);
+    out.ceilings.emplace_back(name, stability::assess(w, m));
+  };
+  if (ceilings.link.probe && !ceilings.link.probe->step_time.empty())
+    one(fmt::format("ring probe at {}", format_bytes(ceilings.link.probe->bytes.back())),
+        ceilings.link.probe->step_time.back());
+  one("reduction g", ceilings.reduce.time);
+  one("memory triad", ceilings.memory.triad);
+  one("GEMM floor", ceilings.floor_gemm.time);
+  return out;
+}
+
 SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceilings,
-                      const std::vector<PointRecord>& points) {
+                      const std::vector<PointRecord>& points, const AnalysisOptions& options) {
   SweepAnalysis a;
   a.shape = model_shape(plan, ranks);
-  a.book.flops_per_s = ceilings.peak_gemm.flops_per_s;
+  a.floor = measured_floor(a.shape, ceilings);
+  if (options.stability) a.stability = assess_stability(ceilings, points, options.target);
+  // C_peak is a ceiling: where the reference GEMM ran in states, the
+  // fastest state's rate (the pooled median would be a slow state's).
+  a.C_peak = ceilings.peak_gemm.flops_per_s;
+  if (a.stability.gemm.verdict == stability::Verdict::Unstable && !a.stability.gemm.states.empty()) {
+    const auto& g = ceilings.peak_gemm;
+    a.C_peak = gemm_flops_per_s(g.m, g.n, g.k, a.stability.gemm.states.front().median);
+  }
+  a.book.flops_per_s = a.C_peak;
   a.book.memory_bytes_per_s = ceilings.memory.triad_bytes_per_s;
   a.book.link_bytes_per_s = ceilings.link.W_bytes_per_s;
   a.book.latency_s = ceilings.link.alpha_s;
   a.book.reduce_s_per_elem = ceilings.reduce.s_per_elem;
   a.t_comm_book_s = model::t_comm(a.shape, a.book);
-  for (const auto& p : points) a.points.push_back(derive_point(plan, a.shape, ceilings, p));
+  for (const auto& p : points)
+    a.points.push_back(derive_point(plan, a.shape, a.book, p, a.floor, ranks >= 2 ? a.t_comm_book_s : 0));
   a.overlap_spread = overlap_efficiency_spread(points);
   std::vector<double> D, tm, tc, C;
   std::vector<const PointRecord*> used;
@@ -60,6 +142,7 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
       a.interval->low = std::min(a.interval->low, *a.empirical.D);
       a.interval->high = std::max(a.interval->high, *a.empirical.D);
     }
+    a.sample_interval = a.interval;
   }
   // T_comm(S): the collective at S, the same at every D. Over every sample
   // of the run (the ceilings' and each point's) for the record; the
@@ -93,6 +176,59 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     a.calibrated.link_bytes_per_s = a.W_eff_bytes_per_s;
   }
   if (ranks < 2) return a;
+  const double D_max = plan.search && plan.D_max > 0 ? static_cast<double>(plan.D_max)
+                                                     : std::numeric_limits<double>::infinity();
+  a.roofs_book = model::solve_roof_crossover(a.shape, a.book, a.floor, a.t_comm_book_s, D_max);
+  a.roofs_measured = model::solve_roof_crossover(a.shape, a.book, a.floor, a.t_comm_measured_s, D_max);
+  const bool first_is_floor = !used.empty() && used.front()->shard_max <= 1;
+  if (a.empirical.D) {
+    const std::size_t i = a.empirical.lower;
+    CrossingRegime r;
+    r.roof = model::roofs_at(a.shape, a.book, a.floor, *a.empirical.D).binding();
+    r.measured = model::conditioning_of(std::log(tm[i + 1] / tm[i]) / std::log(D[i + 1] / D[i]));
+    r.model = model::conditioning_of(model::model_slope(a.shape, a.book, a.floor, *a.empirical.D));
+    a.crossing_regime = r;
+  } else if (a.empirical.kind == CrossingKind::BelowRange && first_is_floor) {
+    NoCrossover n;
+    n.t_comm_s = used.front()->t_comm.median;
+    n.floor_s = used.front()->t_math.median;
+    n.floor_model_s = a.roofs_book.floor_s;
+    n.cause = a.floor.cause();
+    a.no_crossover = n;
+  }
+  if (a.stability.computed) {
+    const auto add_states = [&](const stability::Stability& st, const char* quantity, bool scale_math) {
+      if (st.verdict != stability::Verdict::Unstable) return;
+      for (const auto& state : st.states) {
+        StateCrossover x;
+        x.quantity = quantity;
+        x.level_s = state.median;
+        x.share = state.share;
+        if (scale_math) {
+          // The T_math curve in that state: each point's median times the
+          // state's ratio to it.
+          std::vector<double> scaled = tm;
+          for (double& t : scaled) t *= state.median;
+          x.crossing = crossing_of_level(D, scaled, a.t_comm_measured_s, first_is_floor);
+        } else {
+          x.crossing = crossing_of_level(D, tm, state.median, first_is_floor);
+        }
+        a.stability.states.push_back(x);
+      }
+    };
+    add_states(a.stability.t_comm, "t_comm", false);
+    add_states(a.stability.t_math, "t_math", true);
+    // The interval holds the crossover of every state (0 below: a state
+    // where none exists).
+    if (a.interval)
+      for (const auto& x : a.stability.states) {
+        if (x.crossing.below_floor) a.interval->low = 0;
+        if (x.crossing.D) {
+          a.interval->low = std::min(a.interval->low, *x.crossing.D);
+          a.interval->high = std::max(a.interval->high, *x.crossing.D);
+        }
+      }
+  }
   if (a.calibrated.link_bytes_per_s > 0) {
     a.predicted = finite(predicted_crossover(D, C, a.shape, a.calibrated));
     if (a.calibrated.flops_per_s > 0) {
@@ -120,11 +256,13 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   return a;
 }
 
-PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const RunCeilings& ceilings,
-                          const PointRecord& p) {
+PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const model::Ceilings& roofs,
+                          const PointRecord& p, const model::GemmFloor& floor, double t_comm_model) {
   PointDerived d;
-  const double peak = ceilings.peak_gemm.flops_per_s;
+  const double peak = roofs.flops_per_s;
   d.frac_peak = peak > 0 ? p.flops_per_s / peak : 0;
+  d.regime = model::classify(model::roofs_at(shape, roofs, floor, static_cast<double>(p.D)), p.t_math.median,
+                             shape.ranks < 2 ? 0 : p.t_comm.median, t_comm_model);
   const double flops = 2.0 * static_cast<double>(plan.B) * static_cast<double>(p.shard_max) *
                        static_cast<double>(plan.F);
   d.step_flops_per_s = p.t_step.median > 0 ? flops / p.t_step.median : 0;

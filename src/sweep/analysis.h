@@ -3,15 +3,28 @@
 //
 // Three crossovers, kept apart (docs/model.md):
 //  - D_empirical: where the measured T_math and T_comm cross, with a 95%
-//    bootstrap interval from the per-iteration samples of its two points;
+//    interval: a bootstrap of the measurements (rounds) of its two points
+//    and of the samples within them, widened to hold the crossover of
+//    every state the machine was seen in (below);
 //  - D_book: the book's model fed with ceilings measured apart from the
-//    collective under test: the GEMM's rate at each D (C), the ring probe's
-//    (or --link-from's) W and alpha, the reduction kernel's g. The
-//    prediction a user validates.
+//    collective under test, in the same rounds as the points: the GEMM's
+//    rate at each D (C), the ring probe's (or --link-from's) W and alpha,
+//    the reduction kernel's g. The prediction a user validates; beside it
+//    the pure roofline's crossover (C_peak, M and the GEMM's floor against
+//    the book's T_comm: model/regimes.h), with the roof it falls on.
 //  - D_predicted (calibrated): the model with T_comm = the collective's own
 //    median time at S (over the samples of the two points around D*, whose
 //    T_comm placed it) and the GEMM's rate at each D; right by
-//    construction, it checks the arithmetic, not the physics.
+//    construction, a consistency check of the arithmetic, never a
+//    prediction.
+// Every point gets its regime (communication, or the GEMM's binding roof:
+// compute, memory or overhead) and the crossing its conditioning (the
+// slope of T_math at D*).
+// Stability (stability/stability.h): T_comm at S does not depend on D and
+// the reference GEMM not on time, so every T_comm sample of the run (the
+// ceilings' and each point's, in time order) and the reference GEMM's
+// rounds must each be one distribution. Where either is not, the
+// crossover is solved for each state the machine was in.
 // And the error budget that explains D_empirical from the pure book model:
 //   D_empirical = D_book(C_peak) x compute_efficiency / comm_efficiency x residual
 //   compute_efficiency = C(D_empirical) / C_peak
@@ -23,7 +36,9 @@
 #include <string>
 #include <vector>
 
+#include "model/regimes.h"
 #include "model/roofline.h"
+#include "stability/stability.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
@@ -74,6 +89,7 @@ struct PointStraggler {
 
 struct PointDerived {
   double frac_peak = 0;         // the GEMM's rate / C_peak (0 without C_peak)
+  model::Regime regime;         // what bounds the point, and the fraction of that roof reached
   double step_flops_per_s = 0;  // useful FLOPs of the slowest shard per second of the whole step
   double intensity = 0;         // FLOP per byte communicated (0 on one rank)
   bool compute_bound = false;   // T_math >= T_comm (medians)
@@ -85,8 +101,55 @@ struct PointDerived {
   std::optional<PointStraggler> straggler;
 };
 
+// The crossover in one state of the machine: T_comm (or the reference
+// GEMM) at one of its levels, the measured T_math curve scaled to it.
+struct StateCrossover {
+  std::string quantity;  // "t_comm" or "t_math"
+  double level_s = 0;    // the state's median: T_comm in seconds, or T_math's ratio to each point's median
+  double share = 0;      // of that quantity's samples
+  LevelCrossing crossing;
+};
+
+struct RunStability {
+  stability::Stability t_comm;  // every T_comm sample at S of the run, in time order
+  // The points' T_math, each over its own point's median (a ratio), in time order.
+  stability::Stability t_math;
+  // The reference GEMM (C_peak's shape) over the rounds: whether the
+  // machine's compute changed. It decides C_peak (its fastest state) but
+  // not the crossing, which the points' own T_math decides.
+  stability::Stability gemm;
+  // The other ceilings over the rounds, for the record: which of them the
+  // machine's states reach ("ring probe at 2 MiB", "reduction g",
+  // "memory triad", "GEMM floor").
+  std::vector<std::pair<std::string, stability::Stability>> ceilings;
+  std::vector<StateCrossover> states;  // with an unstable verdict: the crossover in each state
+  bool computed = false;
+  // The crossing's own quantities changed state.
+  bool unstable() const {
+    return t_comm.verdict == stability::Verdict::Unstable || t_math.verdict == stability::Verdict::Unstable;
+  }
+};
+
+// No crossover at any D: T_comm below the GEMM's floor (the lowest point
+// holds a shard of one column and is compute-side).
+struct NoCrossover {
+  double t_comm_s = 0;       // the collective at S (the floor point's median)
+  double floor_s = 0;        // T_math at a shard of one column (measured)
+  double floor_model_s = 0;  // the roof model's floor
+  model::Roof cause = model::Roof::Memory;
+};
+
+// The empirical crossing's roof and conditioning.
+struct CrossingRegime {
+  model::Roof roof = model::Roof::Compute;  // the GEMM's binding roof at D*
+  model::Conditioning measured;  // slope of the measured T_math between the two points around D*
+  model::Conditioning model;     // slope of the roof model at D*
+};
+
 struct SweepAnalysis {
   model::Shape shape;
+  double C_peak = 0;           // the reference GEMM's rate (its fastest state where it ran in several)
+  model::GemmFloor floor;      // the measured floor and its cause
   model::Ceilings book;        // C_peak, M; W and alpha of the link; g
   model::Ceilings calibrated;  // C_peak, M; W_eff from T_comm(S), a = g = 0
   double t_comm_book_s = 0;      // the book's T_comm with the link's W, alpha and g
@@ -108,6 +171,15 @@ struct SweepAnalysis {
   std::optional<PredictedCrossover> book_predicted;  // book, C per point
   std::optional<double> D_peak;       // calibrated with C_peak: (N-1)*s*C_peak/W_eff (AllReduce)
   std::optional<double> D_roofs;      // calibrated with C_peak and the memory roof M
+  // The roof model (C_peak, M, the measured floor) against the book's
+  // T_comm (the pure roofline's prediction) and against the measured
+  // T_comm (consistency).
+  model::RoofCrossover roofs_book, roofs_measured;
+  std::optional<CrossingRegime> crossing_regime;  // with an empirical D*
+  std::optional<NoCrossover> no_crossover;
+  // The bootstrap interval alone, before it was widened to the states.
+  std::optional<Interval> sample_interval;
+  RunStability stability;
   std::optional<double> rel_error;       // (D_predicted - D_empirical) / D_empirical
   std::optional<double> book_rel_error;  // (D_book - D_empirical) / D_empirical
   std::optional<ErrorBudget> budget;
@@ -120,13 +192,32 @@ struct SweepAnalysis {
   double critical_intensity() const;
 };
 
+// The ratio by which a level must change to matter: one that alone can move
+// D* (proportional to T_comm on the compute roof) out of a +-target
+// interval, (1 + target)/(1 - target).
+double material_ratio(double target);
+
+struct AnalysisOptions {
+  bool stability = true;  // the change-point tests (the costly part: rank 0 alone needs them)
+  double target = kTargetHalfWidth;
+};
+
 // The plan's seed makes the bootstrap repeatable.
 SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceilings,
-                      const std::vector<PointRecord>& points);
+                      const std::vector<PointRecord>& points, const AnalysisOptions& options = {});
+
+// The run's stability: T_comm's samples (the ceilings' collective at S and
+// every point's), the reference GEMM's rounds; stamps as seconds since
+// ceilings.origin_s.
+RunStability assess_stability(const RunCeilings& ceilings, const std::vector<PointRecord>& points, double target);
+
+// The measured floor (T_math at a shard of one column) and its cause.
+model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ceilings);
 
 // One point's derived numbers (analyze fills SweepAnalysis::points with them).
-PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const RunCeilings& ceilings,
-                          const PointRecord& p);
+// `roofs` holds C_peak and M.
+PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const model::Ceilings& roofs,
+                          const PointRecord& p, const model::GemmFloor& floor = {}, double t_comm_model = 0);
 OverlapEfficiency overlap_efficiency(const PointRecord& p);
 std::optional<EfficiencySpread> overlap_efficiency_spread(const std::vector<PointRecord>& points);
 

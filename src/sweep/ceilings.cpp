@@ -49,6 +49,29 @@ GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m
   return out;
 }
 
+GemmRate measure_call_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, const TimingPlan& timing) {
+  auto& mem = backend.memory();
+  const std::size_t es = coll::size_of(type);
+  auto a = mem.allocate(es + 1), b = mem.allocate(es + 1), c = mem.allocate(es + 1);
+  {
+    std::vector<std::byte> host(es + 1);
+    fill_x_shard(host.data(), type, 7, 1, {0, 1});
+    mem.copy(a->data(), host.data(), es);
+    fill_y_shard(host.data(), type, 7, 1, {0, 1});
+    mem.copy(b->data(), host.data(), es);
+    mem.synchronize();
+  }
+  auto gemm = backend.prepare_gemm(1, 1, 1, a->data(), b->data(), c->data(), type);
+  HostClock clock;
+  GemmRate out{1, 1, 1, type, {}, 0};
+  out.time = measure(comm, timing, clock, [&](int) {
+    gemm->run();
+    backend.synchronize();
+  });
+  out.flops_per_s = gemm_flops_per_s(1, 1, 1, out.time.median);
+  return out;
+}
+
 GemmShape grown_gemm_shape(GemmShape shape, double seconds, double min_seconds, std::size_t element_bytes,
                            std::size_t max_bytes) {
   constexpr double kAlign = 128;  // whole tiles of the tensor-core kernels

@@ -32,6 +32,11 @@ double reduce_s_per_elem(std::size_t count, double seconds);     // g = t / coun
 GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m, std::size_t n,
                            std::size_t k, coll::DataType type, const TimingPlan& timing);
 
+// The smallest call the backend makes: a 1 x 1 x 1 GEMM, each call timed on
+// the host clock up to the device's synchronisation (on a GPU a launch and
+// a synchronisation; on a CPU the library's own per-call cost).
+GemmRate measure_call_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataType type, const TimingPlan& timing);
+
 // C_peak: the GEMM at m x n x k, grown (all three dimensions alike) until
 // one call takes at least `min_seconds`, so that the ceiling is measured on
 // work that fills the device and outlasts launch and timer overheads by

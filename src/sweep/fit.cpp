@@ -89,6 +89,32 @@ EmpiricalCrossover empirical_crossover(const std::vector<double>& D, const std::
   return out;
 }
 
+LevelCrossing crossing_of_level(const std::vector<double>& D, const std::vector<double>& t_math, double level,
+                                bool first_is_floor) {
+  LevelCrossing out;
+  const std::size_t n = std::min(D.size(), t_math.size());
+  if (n == 0 || !(level > 0)) return out;
+  std::size_t i = 0;
+  while (i < n && t_math[i] < level) ++i;
+  if (i == 0) {
+    if (first_is_floor) {
+      out.below_floor = true;
+      return out;
+    }
+    out.D = D[0] * level / t_math[0];
+    out.extrapolated = true;
+  } else if (i == n) {
+    out.D = D[n - 1] * level / t_math[n - 1];
+    out.extrapolated = true;
+  } else {
+    const double l0 = std::log(D[i - 1]), l1 = std::log(D[i]);
+    const double r0 = std::log(t_math[i - 1] / level), r1 = std::log(t_math[i] / level);
+    const double frac = r1 != r0 ? r0 / (r0 - r1) : 0.5;
+    out.D = std::exp(l0 + frac * (l1 - l0));
+  }
+  return out;
+}
+
 bool Interval::bounded() const { return low > 0 && std::isfinite(high); }
 
 bool Interval::within(double centre, double fraction) const {

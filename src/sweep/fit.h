@@ -91,6 +91,20 @@ std::optional<Interval> crossing_interval(const BracketSamples& s, double level,
 // beyond the ends. x ascending, x and y > 0.
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at);
 
+// Where a measured T_math curve (D ascending, times > 0) reaches a given
+// T_comm level: log-log interpolation between the first point at or above
+// it and the one before. Below the first point: none when the first point
+// is the GEMM's floor (a shard of one column: nothing lies below it), else
+// extrapolated on a slope of 1 (the compute roof). Above the last point:
+// extrapolated on a slope of 1.
+struct LevelCrossing {
+  std::optional<double> D;
+  bool extrapolated = false;
+  bool below_floor = false;  // the level lies below the GEMM's floor: no crossing
+};
+LevelCrossing crossing_of_level(const std::vector<double>& D, const std::vector<double>& t_math, double level,
+                                bool first_is_floor);
+
 struct PredictedCrossover {
   double D = 0;
   double C_at_D = 0;          // the GEMM rate used at the solution

@@ -24,7 +24,9 @@ struct SweepPlan {
   // each D, up to D_max (what fits in memory), within budget_s seconds.
   bool search = false;
   std::uint64_t D_max = 0;
-  double budget_s = 40;
+  double budget_s = 60;
+  double min_span_s = 30;      // the rounds' measurements spread over at least this long
+  std::size_t min_rounds = 5;  // rounds before the search may stop
   coll::DataType type = coll::DataType::Float;
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
   Impl impl = Impl::Ring;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "link/alpha_beta_fit.h"
+
 namespace shardroof::sweep {
 
 void merge_point(PointRecord& into, const PointRecord& more) {
@@ -28,6 +30,60 @@ void merge_point(PointRecord& into, const PointRecord& more) {
   };
   combine(into.check, more.check);
   combine(into.overlap_check, more.overlap_check);
+}
+
+double rate_of(const GemmRate& g) {
+  const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  return g.time.median > 0 ? flops / g.time.median : 0;
+}
+
+void merge_ceilings(RunCeilings& into, const RunCeilings& round) {
+  const auto join = [](TimeStats& a, const TimeStats& b) {
+    if (b.samples.empty()) return;
+    a = a.samples.empty() ? b : joined(a, b);
+  };
+  const auto join_gemm = [&](GemmRate& a, const GemmRate& b) {
+    if (b.time.samples.empty()) return;
+    if (a.time.samples.empty()) {
+      a = b;
+      return;
+    }
+    join(a.time, b.time);
+    a.flops_per_s = rate_of(a);
+  };
+  join_gemm(into.peak_gemm, round.peak_gemm);
+  join_gemm(into.floor_gemm, round.floor_gemm);
+  join_gemm(into.call_gemm, round.call_gemm);
+  if (!round.reduce.time.samples.empty()) {
+    join(into.reduce.time, round.reduce.time);
+    into.reduce.s_per_elem =
+        into.reduce.count > 0 ? into.reduce.time.median / static_cast<double>(into.reduce.count) : 0;
+  }
+  if (!round.memory.triad.samples.empty()) {
+    join(into.memory.copy, round.memory.copy);
+    join(into.memory.triad, round.memory.triad);
+    const double e = static_cast<double>(into.memory.elements) * sizeof(double);
+    into.memory.copy_bytes_per_s = into.memory.copy.median > 0 ? 2 * e / into.memory.copy.median : 0;
+    into.memory.triad_bytes_per_s = into.memory.triad.median > 0 ? 3 * e / into.memory.triad.median : 0;
+  }
+  join(into.collective.time, round.collective.time);
+  if (into.link.probe && round.link.probe && into.link.probe->bytes == round.link.probe->bytes) {
+    auto& p = *into.link.probe;
+    const auto& q = *round.link.probe;
+    std::vector<double> medians;
+    for (std::size_t i = 0; i < p.step_time.size() && i < q.step_time.size(); ++i) {
+      join(p.step_time[i], q.step_time[i]);
+      medians.push_back(p.step_time[i].median);
+    }
+    if (p.wrong >= 0 && q.wrong >= 0) p.wrong += q.wrong;
+    p.fit = link::fit_alpha_beta(p.bytes, medians);
+    // The probe's transfers stay those of its first round: they name a
+    // slow pair, which one round shows.
+    into.link.W_bytes_per_s = p.fit.W_bytes_per_s;
+    into.link.alpha_s = p.fit.alpha_s;
+  }
+  into.rounds += round.rounds;
+  into.round_starts.insert(into.round_starts.end(), round.round_starts.begin(), round.round_starts.end());
 }
 
 }  // namespace shardroof::sweep

@@ -79,15 +79,38 @@ struct BookLink {
 };
 
 struct RunCeilings {
-  GemmRate peak_gemm;          // C_peak
+  GemmRate peak_gemm;          // C_peak, and the reference GEMM re-measured in every round
   ReduceRate reduce;           // g
   MemoryBandwidth memory;      // M (triad)
   CollectiveTime collective;   // the collective's own T_comm at S = B*F*s
   BookLink link;               // W, alpha
+  // The GEMM's floor at this B and F: B x F x 1, a shard of one column
+  // (what T_math cannot go below at any D), and the smallest call the
+  // backend makes, 1 x 1 x 1 timed on the host clock with the device
+  // synchronised (a library call; on a GPU a launch and a synchronisation).
+  GemmRate floor_gemm;
+  GemmRate call_gemm;
+  // Rounds merged into these ceilings (merge_ceilings), and when each began
+  // (rank 0's monotonic clock, seconds).
+  int rounds = 1;
+  std::vector<double> round_starts;
+  // The run's time origin on the same clock: stamps are reported as
+  // seconds since it.
+  double origin_s = 0;
 };
 
 // A point measured again: its samples joined to the earlier ones (medians
 // and spreads over all of them), its checks combined.
 void merge_point(PointRecord& into, const PointRecord& more);
+
+// A round of ceilings measured again (`sweep --D auto` re-measures them
+// beside the points around the crossing): every time statistic joined to
+// the earlier rounds' and the rates recomputed from the joined medians; the
+// ring probe's fit made again from its joined step times; wrong bytes
+// added up. Parts `round` did not measure (a zero-sized statistic) are kept.
+void merge_ceilings(RunCeilings& into, const RunCeilings& round);
+
+// The rates behind the statistics (GEMM FLOP/s, bytes/s, s per element).
+double rate_of(const GemmRate& g);
 
 }  // namespace shardroof::sweep

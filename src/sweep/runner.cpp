@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "collectives/blocks.h"
+#include "collectives/mpi_transport.h"
+#include "collectives/trace.h"
 #include "sweep/operands.h"
 #include "trace/clock_sync.h"
 #include "sweep/two_level_probe.h"
@@ -197,22 +199,6 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   return rec;
 }
 
-RunCeilings SweepRunner::measure_ceilings(bool probe_link) {
-  RunCeilings out;
-  out.peak_gemm = peak_gemm();
-  out.reduce = reduce_rate();
-  out.memory = memory_bandwidth();
-  out.collective = collective_at_S();
-  if (probe_link) {
-    out.link.probe = ring_probe();
-    out.link.W_bytes_per_s = out.link.probe->fit.W_bytes_per_s;
-    out.link.alpha_s = out.link.probe->fit.alpha_s;
-    out.link.source = "ring probe";
-    out.link.pattern = "ring";
-  }
-  return out;
-}
-
 namespace {
 // Fewer iterations than a point: these are long and stable.
 TimingPlan quick_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
@@ -223,7 +209,57 @@ TimingPlan collective_timing(const TimingPlan& t) { return {std::max(t.warmup, 2
 // at sizes only 4x apart; a disturbance through 20 iterations of a
 // shared-memory exchange once moved those medians by 1.8x and W by half.
 TimingPlan probe_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 50)}; }
+// A round's share: every round adds its samples to the earlier rounds'.
+TimingPlan round_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
 }  // namespace
+
+double SweepRunner::now_on_rank0() const {
+  double now = coll::Tracer::now();
+  SHARDROOF_MPI_CHECK(MPI_Bcast(&now, 1, MPI_DOUBLE, 0, comm_));
+  return now;
+}
+
+RunCeilings SweepRunner::measure_ceilings(bool probe_link) {
+  RunCeilings out;
+  out.origin_s = now_on_rank0();
+  out.round_starts = {out.origin_s};
+  out.peak_gemm = peak_gemm();
+  out.reduce = reduce_rate();
+  out.memory = memory_bandwidth();
+  out.floor_gemm = floor_gemm(plan_.timing);
+  out.call_gemm = call_gemm(plan_.timing);
+  out.collective = collective_at_S();
+  if (probe_link) {
+    out.link.probe = ring_probe(probe_timing(plan_.timing));
+    out.link.W_bytes_per_s = out.link.probe->fit.W_bytes_per_s;
+    out.link.alpha_s = out.link.probe->fit.alpha_s;
+    out.link.source = "ring probe";
+    out.link.pattern = "ring";
+  }
+  return out;
+}
+
+RunCeilings SweepRunner::measure_ceiling_round(const RunCeilings& first) {
+  RunCeilings out;
+  out.rounds = 1;
+  out.round_starts = {now_on_rank0()};
+  const TimingPlan t = round_timing(plan_.timing);
+  const GemmRate& p = first.peak_gemm;
+  out.peak_gemm = measure_gemm_rate(backend_, comm_, p.m, p.n, p.k, plan_.type, {std::min(t.warmup, 1), std::min(t.iters, 5)});
+  out.reduce = measure_reduce_rate(backend_, comm_, plan_.type, plan_.B * plan_.F, t);
+  out.memory = measure_memory_bandwidth(backend_, comm_, first.memory.elements, {std::min(t.warmup, 1), std::min(t.iters, 5)});
+  out.floor_gemm = floor_gemm(t);
+  if (first.link.probe) out.link.probe = ring_probe(t);
+  return out;
+}
+
+GemmRate SweepRunner::floor_gemm(const TimingPlan& timing) {
+  return measure_gemm_rate(backend_, comm_, plan_.B, plan_.F, 1, plan_.type, timing);
+}
+
+GemmRate SweepRunner::call_gemm(const TimingPlan& timing) {
+  return measure_call_rate(backend_, comm_, plan_.type, timing);
+}
 
 GemmRate SweepRunner::peak_gemm() {
   // C_peak: a large local GEMM, square-ish in B and F with a deep inner
@@ -253,12 +289,12 @@ std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
                                  plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 
-link::RingProbeResult SweepRunner::ring_probe() {
+link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {
   // The ring's step moves one block of the B x F partial sum.
   const std::size_t es = coll::size_of(plan_.type);
   const std::uint64_t block = coll::BlockPartition(plan_.B * plan_.F, ranks_).max_size() * es;
   return link::measure_ring_probe(setup_.transport(), setup_.memory(), comm_,
-                                  {link::ring_probe_sizes(block, es), probe_timing(plan_.timing)});
+                                  {link::ring_probe_sizes(block, es), timing});
 }
 
 }  // namespace shardroof::sweep

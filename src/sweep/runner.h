@@ -51,9 +51,15 @@ class SweepRunner {
   // The same with its own iterations (`sweep --D auto` adds iterations near
   // the crossing).
   PointRecord measure_point(std::uint64_t D, const TimingPlan& timing);
-  // C_peak, g, M, the collective at S, and (with `probe_link`) the ring
-  // probe's W and alpha.
+  // C_peak, g, M, the GEMM's floor (B x F x 1) and smallest call, the
+  // collective at S, and (with `probe_link`) the ring probe's W and alpha.
   RunCeilings measure_ceilings(bool probe_link);
+  // One round of the ceilings the book prediction uses, measured again
+  // beside the points (merge_ceilings joins it to the earlier rounds): the
+  // reference GEMM at `first`'s C_peak shape, g, M, the GEMM's floor and,
+  // where `first` has one, the ring probe. Fewer iterations than the first
+  // measurement: the rounds add up.
+  RunCeilings measure_ceiling_round(const RunCeilings& first);
   // The ring probe on each level of plan.ring.node_of_rank (sweep/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
   // What the timed GEMM region contains, for the output.
@@ -69,10 +75,13 @@ class SweepRunner {
   PointRecord measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
                       const ChunkEdit& edit_chunks);
   GemmRate peak_gemm();
+  GemmRate floor_gemm(const TimingPlan& timing);
+  GemmRate call_gemm(const TimingPlan& timing);
   MemoryBandwidth memory_bandwidth();
   ReduceRate reduce_rate();
   CollectiveTime collective_at_S();
-  link::RingProbeResult ring_probe();
+  link::RingProbeResult ring_probe(const TimingPlan& timing);
+  double now_on_rank0() const;
   int ranks_ = 1;
 };
 

@@ -27,6 +27,7 @@ std::string to_string(SearchStop s) {
     case SearchStop::Budget: return "budget";
     case SearchStop::RangeEnd: return "range_end";
     case SearchStop::NotLocated: return "not_located";
+    case SearchStop::NoCrossover: return "no_crossover";
   }
   return "?";
 }
@@ -54,6 +55,7 @@ double CrossoverSearch::estimate_s(const std::vector<PointRecord>& points, std::
   // (allocation, operands, the check), per unit of D when D grows.
   double overhead = 0;
   for (const auto& r : log_) {
+    if (r.round) continue;  // a round's wall time holds two points and the ceilings
     const PointRecord* p = point_at(points, static_cast<double>(r.D));
     if (!p) continue;
     const double timed = (plan_.timing.warmup + r.iters) * iteration_s(p->t_math.median, p->t_comm.median);
@@ -66,37 +68,96 @@ SearchStep CrossoverSearch::measure_if_affordable(const std::vector<PointRecord>
                                                   std::uint64_t D, int iters, std::string why) const {
   const double est = estimate_s(points, D, iters);
   if (elapsed_s + est > plan_.budget_s)
-    return {SearchStop::Budget, D, iters,
+    return {SearchStop::Budget, D, 0, false, iters,
             fmt::format("the budget: {} iterations at D = {} would take about {:.1f} s, {:.1f} s of {:g} s are left",
                         iters, D, est, std::max(plan_.budget_s - elapsed_s, 0.0), plan_.budget_s)};
-  return {SearchStop::None, D, iters, std::move(why)};
+  return {SearchStop::None, D, 0, false, iters, std::move(why)};
+}
+
+RoundProgress round_progress(const std::vector<const PointRecord*>& points) {
+  RoundProgress out;
+  if (points.empty()) return out;
+  out.rounds = points.front()->windows.size();
+  double first = 0, last = 0;
+  bool any = false;
+  for (const PointRecord* p : points) {
+    out.rounds = std::min(out.rounds, p->windows.size());
+    for (const TimeStats* t : {&p->t_math, &p->t_comm, &p->t_step})
+      for (const double s : t->stamps) {
+        first = any ? std::min(first, s) : s;
+        last = any ? std::max(last, s) : s;
+        any = true;
+      }
+  }
+  out.span_s = any ? last - first : 0;
+  return out;
+}
+
+double CrossoverSearch::round_estimate_s(const std::vector<PointRecord>& points, std::uint64_t D,
+                                         std::uint64_t D2) const {
+  // The last rounds' own wall times, where there are some: the ceilings
+  // they include are the same every round.
+  double last = 0;
+  int seen = 0;
+  for (std::size_t i = log_.size(); i-- > 0 && seen < 3;)
+    if (log_[i].round) {
+      last = std::max(last, log_[i].wall_s);
+      ++seen;
+    }
+  if (seen > 0) return last;
+  const double points_s = estimate_s(points, D, plan_.timing.iters) + (D2 ? estimate_s(points, D2, plan_.timing.iters) : 0);
+  return 2 * points_s;
+}
+
+SearchStep CrossoverSearch::round_or_stop(const std::vector<PointRecord>& points, const SweepAnalysis& analysis,
+                                          double elapsed_s, std::uint64_t D, std::uint64_t D2, bool floor) const {
+  std::vector<const PointRecord*> at;
+  if (const PointRecord* p = point_at(points, static_cast<double>(D))) at.push_back(p);
+  if (D2)
+    if (const PointRecord* p = point_at(points, static_cast<double>(D2))) at.push_back(p);
+  const RoundProgress progress = round_progress(at);
+  const bool enough = progress.rounds >= plan_.min_rounds && progress.span_s >= plan_.min_span_s;
+  const bool unstable = analysis.stability.unstable();
+  const bool narrow = analysis.interval && analysis.empirical.D && analysis.interval->within(*analysis.empirical.D, plan_.target);
+  const std::string spread = fmt::format("{} round{} over {:.0f} s", progress.rounds, progress.rounds == 1 ? "" : "s",
+                                         progress.span_s);
+  if (floor && enough)
+    return {SearchStop::NoCrossover, 0, 0, false, 0,
+            fmt::format("T_comm stayed below the GEMM's floor (a shard of one column, D = {}) over {}", D, spread)};
+  if (!floor && enough && narrow && !unstable)
+    return {SearchStop::Converged, 0, 0, false, 0,
+            fmt::format("the {:g}% interval is within +-{:g}% of D* over {}, and the machine held one state",
+                        100 * kIntervalLevel, 100 * plan_.target, spread)};
+  const double est = round_estimate_s(points, D, D2);
+  if (elapsed_s + est > plan_.budget_s) {
+    // What the rounds still lacked, for the summary.
+    std::vector<std::string> lacking;
+    if (progress.rounds < plan_.min_rounds)
+      lacking.push_back(fmt::format("{} of {} rounds", progress.rounds, plan_.min_rounds));
+    if (progress.span_s < plan_.min_span_s)
+      lacking.push_back(fmt::format("the rounds spread over {:.0f} s of the {:g} s asked", progress.span_s,
+                                    plan_.min_span_s));
+    if (!floor && !narrow)
+      lacking.push_back(fmt::format("the interval is wider than +-{:g}% of D*", 100 * plan_.target));
+    if (unstable) lacking.push_back("the machine changed state during the run");
+    std::string why = fmt::format("the budget: a round would take about {:.1f} s, {:.1f} s of {:g} s are left", est,
+                                  std::max(plan_.budget_s - elapsed_s, 0.0), plan_.budget_s);
+    if (!lacking.empty()) {
+      why += "; not converged: ";
+      for (std::size_t i = 0; i < lacking.size(); ++i) why += (i ? ", " : "") + lacking[i];
+    }
+    return {SearchStop::Budget, D, D2, true, plan_.timing.iters, why};
+  }
+  return {SearchStop::None, D, D2, true, plan_.timing.iters, floor ? "round at the floor" : "round"};
 }
 
 SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const SweepAnalysis& analysis,
                                  double elapsed_s) const {
   const int base = plan_.timing.iters;
   if (points.empty())
-    return measure_if_affordable(points, elapsed_s, plan_.D_start, base, "bracket: start near the calibrated D_peak");
+    return measure_if_affordable(points, elapsed_s, plan_.D_start, base, "bracket: start near the predicted D*");
   const EmpiricalCrossover& e = analysis.empirical;
   const std::uint64_t lowest = points.front().D, highest = points.back().D;
-  // One more measurement, as many iterations as it has so far, at whichever
-  // of two points has fewer measurements; on a tie, the one measured longer
-  // ago (the lower one if neither was), so that consecutive measurements,
-  // which share the machine's state, do not all land on one point.
-  const auto last_measured = [&](std::uint64_t D) {
-    for (std::size_t i = log_.size(); i-- > 0;)
-      if (log_[i].D == D) return static_cast<long>(i);
-    return -1L;
-  };
-  const auto more_iterations = [&](const Crossing& c, const char* why) {
-    const PointRecord* a = point_at(points, c.D_below);
-    const PointRecord* b = point_at(points, c.D_above);
-    if (!a || !b) return SearchStep{SearchStop::NotLocated, 0, 0, "the crossing's points are missing"};
-    const bool pick_b = b->windows.size() < a->windows.size() ||
-                        (b->windows.size() == a->windows.size() && last_measured(b->D) < last_measured(a->D));
-    const PointRecord* p = pick_b ? b : a;
-    return measure_if_affordable(points, elapsed_s, p->D, std::max(p->iterations, 1), why);
-  };
   switch (e.kind) {
     case CrossingKind::Bracketed: {
       const Crossing& c = *std::find_if(e.crossings.begin(), e.crossings.end(),
@@ -109,47 +170,48 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
         if (static_cast<double>(mid) > c.D_below && static_cast<double>(mid) < c.D_above)
           return measure_if_affordable(points, elapsed_s, mid, base, "bisect");
       }
-      // Each of the two points measured kMinMeasurements times: a state of
-      // the machine that lasts through one measurement moves its median,
-      // and only other measurements, at other times, show it.
-      const PointRecord* below = point_at(points, c.D_below);
-      const PointRecord* above = point_at(points, c.D_above);
-      const bool repeated =
-          below && above && std::min(below->windows.size(), above->windows.size()) >= kMinMeasurements;
-      if (repeated && analysis.interval && analysis.interval->within(*e.D, plan_.target))
-        return {SearchStop::Converged, 0, 0,
-                fmt::format("the 95% interval is within +-{:g}% of D*", 100 * plan_.target)};
-      return more_iterations(c, "more iterations");
+      return round_or_stop(points, analysis, elapsed_s, static_cast<std::uint64_t>(c.D_below),
+                           static_cast<std::uint64_t>(c.D_above), false);
     }
     case CrossingKind::AboveRange: {
       if (highest >= plan_.D_max)
-        return {SearchStop::RangeEnd, 0, 0,
+        return {SearchStop::RangeEnd, 0, 0, false, 0,
                 fmt::format("every point is communication-bound up to D = {}, the most that fits in memory",
                             highest)};
       return measure_if_affordable(points, elapsed_s, std::min(2 * highest, plan_.D_max), base,
                                    "bracket: every point so far is communication-bound");
     }
     case CrossingKind::BelowRange: {
-      if (lowest <= plan_.D_min)
-        return {SearchStop::RangeEnd, 0, 0,
-                fmt::format("every point is compute-bound down to D = {}", lowest)};
+      // A shard of one column is the GEMM's floor: no smaller D computes less.
+      if (points.front().shard_max <= 1 || lowest <= plan_.D_min)
+        return round_or_stop(points, analysis, elapsed_s, lowest, 0, true);
       return measure_if_affordable(points, elapsed_s, std::max(lowest / 2, plan_.D_min), base,
                                    "bracket: every point so far is compute-bound");
     }
     case CrossingKind::OnlyDownward: {
-      // Noise can turn a crossing over; more samples settle which way it goes.
+      // Noise can turn a crossing over; rounds over time settle which way it goes.
       const Crossing& c = e.crossings.front();
-      const PointRecord* a = point_at(points, c.D_below);
-      const PointRecord* b = point_at(points, c.D_above);
-      if (a && b && std::min(a->iterations, b->iterations) < 8 * base)
-        return more_iterations(c, "more iterations: the points cross only downward");
-      return {SearchStop::NotLocated, 0, 0, "T_math and T_comm cross only downward, also with 8x the iterations"};
+      std::vector<const PointRecord*> pair;
+      for (const double d : {c.D_below, c.D_above})
+        if (const PointRecord* p = point_at(points, d)) pair.push_back(p);
+      const RoundProgress progress = round_progress(pair);
+      if (progress.rounds >= plan_.min_rounds && progress.span_s >= plan_.min_span_s)
+        return {SearchStop::NotLocated, 0, 0, false, 0,
+                fmt::format("T_math and T_comm cross only downward, also after {} rounds over {:.0f} s",
+                            progress.rounds, progress.span_s)};
+      SearchStep step = round_or_stop(points, analysis, elapsed_s, static_cast<std::uint64_t>(c.D_below),
+                                      static_cast<std::uint64_t>(c.D_above), false);
+      if (step.stop == SearchStop::Converged) step = {SearchStop::None, step.D, step.D2, true, base, "round"};
+      if (step.stop == SearchStop::None) step = {SearchStop::None, static_cast<std::uint64_t>(c.D_below),
+                                                 static_cast<std::uint64_t>(c.D_above), true, base,
+                                                 "round: the points cross only downward"};
+      return step;
     }
     case CrossingKind::Tied:
     case CrossingKind::NoPoints:
       break;
   }
-  return {SearchStop::NotLocated, 0, 0, "no change of sign of T_math - T_comm to refine"};
+  return {SearchStop::NotLocated, 0, 0, false, 0, "no change of sign of T_math - T_comm to refine"};
 }
 
 }  // namespace shardroof::sweep

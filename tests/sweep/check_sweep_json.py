@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Checks a `shardroof sweep` JSON record: its structure (the keys the docs
 describe) and its internal consistency: D_empirical agrees with its own
-points and lies in its interval, the calibrated D_peak follows from T_comm
-measured at S (W_eff, C_peak/W_eff), the error budget's factors multiply
-back to D_empirical and its book D* follows the model formula from the
-reported ceilings, the bounds agree with the times, with --overlap K > 1
+points and lies in its interval, which also holds the crossover of every
+state the stability record names; the calibrated D_peak follows from T_comm
+measured at S (W_eff, C_peak/W_eff); the error budget's book D* follows the
+model formula from the reported ceilings; the roofline crossover, solved
+again here from C_peak, M and the GEMM's floor, agrees; each point's regime
+and roof fraction agree with its times and roofs; the crossing's measured
+slope agrees with its two points; with --overlap K > 1
 the overlapped step's time, check and efficiency ((T_step - T_overlap) /
 (T_step - max(T_math, T_comm)), null with a reason where that denominator
 is below 1% of T_step), with --D auto the search record, and the CSV has
@@ -71,6 +74,81 @@ def check_ranks(p, n):
         fail(f"D={p['D']}: straggler neither null nor a rank over 10% slower in a measurement: {s}")
 
 
+def check_regime(p, n, doc):
+    """The point's bound: communication where T_comm > T_math (more than one
+    rank), else the largest roof (the floor named by its cause); the roof
+    fraction is that roof's time over the measured time."""
+    tm, tc = p["t_math_s"]["median"], p["t_comm_s"]["median"]
+    roofs = p.get("roofs")
+    if roofs is None or "roof_fraction" not in p or p.get("regime") != p["bound"]:
+        fail(f"D={p['D']}: the regime, its roofs and fraction are missing")
+    if n > 1 and tc > tm:
+        if p["bound"] != "communication":
+            fail(f"D={p['D']}: bound {p['bound']} but T_comm > T_math")
+        t_book = doc["ceilings"]["t_comm_book_s"]
+        if not close(p["roof_fraction"], t_book / tc, 1e-9):
+            fail(f"D={p['D']}: communication roof fraction {p['roof_fraction']} != {t_book / tc}")
+        return
+    c, m, fl = roofs["compute_s"], roofs["memory_s"], roofs["floor_s"]
+    if c >= m and c >= fl:
+        expect, t = "compute", c
+    elif m >= fl:
+        expect, t = "memory", m
+    else:
+        expect, t = roofs["floor_cause"], fl
+    if p["bound"] != expect:
+        fail(f"D={p['D']}: bound {p['bound']} but the roofs {roofs} say {expect}")
+    if not close(p["roof_fraction"], t / tm, 1e-9):
+        fail(f"D={p['D']}: roof fraction {p['roof_fraction']} != {t / tm}")
+    ce = doc["ceilings"]
+    st = doc["settings"]
+    shard = max(math.ceil(p["D"] / n), 1)
+    want_c = 2 * st["B"] * shard * st["F"] / ce["C_flops_per_s"]
+    want_m = st["bytes_per_element"] * (st["B"] * shard + shard * st["F"] + st["B"] * st["F"]) / ce["M_bytes_per_s"]
+    if not (close(c, want_c, 1e-9) and close(m, want_m, 1e-9) and close(fl, ce["floor"]["time_s"], 1e-9)):
+        fail(f"D={p['D']}: roofs {roofs} are not C_peak's {want_c}, M's {want_m} and the floor's")
+
+
+def roofline_crossover(doc, n, t_comm):
+    """The roof model's crossing, solved again (model/regimes.h)."""
+    ce, st = doc["ceilings"], doc["settings"]
+    B, F, s = st["B"], st["F"], st["bytes_per_element"]
+    C, M, fl = ce["C_flops_per_s"], ce["M_bytes_per_s"], ce["floor"]["time_s"]
+    floor = max(fl, 2 * B * F / C, s * (B + F + B * F) / M)
+    if t_comm <= floor:
+        return None, floor
+    shard_c = t_comm * C / (2 * B * F)
+    shard_m = (t_comm * M / s - B * F) / (B + F)
+    return n * min(shard_c, shard_m), floor
+
+
+def check_stability(doc, cr):
+    stab = doc.get("stability")
+    if stab is None:
+        fail("no stability record")
+    for key in ("t_comm", "t_math", "gemm"):
+        s = stab[key]
+        if s["verdict"] not in ("too_few", "stable", "drift", "unstable"):
+            fail(f"stability.{key}.verdict {s['verdict']}")
+        if sum(l["samples"] for l in s["levels"]) != s["samples"]:
+            fail(f"stability.{key}: the levels' samples do not add up to {s['samples']}")
+        begins = [l["begin_s"] for l in s["levels"]]
+        if begins != sorted(begins):
+            fail(f"stability.{key}: levels not in time order")
+        if s["verdict"] == "unstable" and len(s["levels"]) < 2:
+            fail(f"stability.{key}: unstable with one level")
+        if s["verdict"] in ("stable", "too_few") and len(s["levels"]) != 1:
+            fail(f"stability.{key}: {s['verdict']} with {len(s['levels'])} levels")
+    ci = cr["D_empirical_ci"]
+    if cr["D_empirical"] is not None and ci is not None:
+        for x in stab["crossover_per_state"]:
+            if x["D"] is not None and ((ci[0] is not None and x["D"] < ci[0] * (1 - 1e-9)) or
+                                       (ci[1] is not None and x["D"] > ci[1] * (1 + 1e-9))):
+                fail(f"the interval {ci} does not hold the crossover {x['D']} of a state")
+            if x["below_floor"] and ci[0] is not None:
+                fail(f"a state has no crossover but the interval {ci} is bounded below")
+
+
 def main():
     path = sys.argv[1]
     with open(path) as f:
@@ -98,11 +176,12 @@ def main():
             fail("--D auto without a search record")
         if search["stop"] == "measuring" or not doc["complete"]:
             fail(f"the search did not finish: {search['stop']}")
-        measured = sorted({m["D"] for m in search["measurements"]})
+        measured = sorted({m["D"] for m in search["measurements"]} |
+                          {m["D2"] for m in search["measurements"] if m.get("D2")})
         if measured != [p["D"] for p in pts]:
             fail(f"points {[p['D'] for p in pts]} are not the D the search measured {measured}")
         for p in pts:
-            n_iters = sum(m["iterations"] for m in search["measurements"] if m["D"] == p["D"])
+            n_iters = sum(m["iterations"] for m in search["measurements"] if p["D"] in (m["D"], m.get("D2")))
             if p["iterations"] != n_iters:
                 fail(f"D={p['D']}: {p['iterations']} iterations, the search ran {n_iters}")
     elif len(pts) != len(st["D"]):
@@ -117,9 +196,7 @@ def main():
             s = p[t]
             if not (0 < s["min"] <= s["median"] <= s["max"]):
                 fail(f"D={p['D']}: {t} not ordered min <= median <= max: {s}")
-        expect = "compute" if p["t_math_s"]["median"] >= p["t_comm_s"]["median"] else "communication"
-        if p["bound"] != expect:
-            fail(f"D={p['D']}: bound {p['bound']} but times say {expect}")
+        check_regime(p, n, doc)
         if p["check"]["passed"] is not True:
             fail(f"D={p['D']}: check did not pass: {p['check']}")
         shard = math.ceil(p["D"] / n)
@@ -164,6 +241,8 @@ def main():
         lo, hi = cr["D_empirical_ci"]
         if (lo is not None and lo > cr["D_empirical"] * (1 + 1e-9)) or (hi is not None and hi < cr["D_empirical"] * (1 - 1e-9)):
             fail(f"D_empirical {cr['D_empirical']} outside its interval {cr['D_empirical_ci']}")
+    if n > 1:
+        check_stability(doc, cr)
     if len(cr["crossings"]) != cr["sign_changes"]:
         fail("sign_changes does not count the crossings")
     s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
@@ -203,9 +282,28 @@ def main():
                 fail(f"budget.comm_efficiency {b['comm_efficiency']}")
             if not close(b["compute_efficiency"], b["C_at_D_empirical"] / C, 1e-9):
                 fail(f"budget.compute_efficiency {b['compute_efficiency']}")
-            back = b["D_book_peak"] * b["compute_efficiency"] / b["comm_efficiency"] * b["residual"]
-            if not close(back, cr["D_empirical"], 1e-9):
-                fail(f"the budget's factors give {back}, not D_empirical {cr['D_empirical']}")
+        # The roofline crossover, solved again from C_peak, M and the floor.
+        for key, t in (("D_roofline", t_book), ("roofline_measured_t_comm", ce["t_comm_measured_s"])):
+            x = cr.get(key)
+            if x is None:
+                fail(f"crossover.{key} missing")
+            want, floor = roofline_crossover(doc, n, t)
+            if not close(x["floor_s"], floor, 1e-9):
+                fail(f"crossover.{key}.floor_s {x['floor_s']} != {floor}")
+            if want is None:
+                if x["kind"] != "below_floor" or x["D"] is not None:
+                    fail(f"crossover.{key}: T_comm {t} below the floor {floor} but {x}")
+            elif x["kind"] not in ("crossing", "above_range") or not close(x["D"], want, 1e-9):
+                fail(f"crossover.{key}.D {x['D']} != {want}")
+        if cr["D_empirical"] is not None:
+            cond = cr["conditioning"]
+            i = next(i for i in range(len(D) - 1) if D[i] < cr["D_empirical"] <= D[i + 1] or
+                     (D[i] <= cr["D_empirical"] < D[i + 1]))
+            slope = math.log(tm[i + 1] / tm[i]) / math.log(D[i + 1] / D[i])
+            if cond is None or not close(cond["measured"]["slope"], slope, 1e-9):
+                fail(f"conditioning.measured.slope {cond and cond['measured']['slope']} != {slope}")
+            if cond["measured"]["ill_conditioned"] != (slope < 0.5):
+                fail(f"conditioning.measured.ill_conditioned disagrees with the slope {slope}")
     for key, err in (("D_predicted", "rel_error"), ("D_book", "book_rel_error")):
         if cr["D_empirical"] is not None and cr[key] is not None:
             rel = (cr[key] - cr["D_empirical"]) / cr["D_empirical"]

@@ -258,83 +258,137 @@ TEST(CrossoverSearch, BisectsAWideBracketInLogD) {
   EXPECT_EQ(step.why, "bisect");
 }
 
-TEST(CrossoverSearch, ANarrowBracketGetsMoreMeasurementsWhereThereAreFewer) {
-  // 91/76 = 1.197 < 1.1/0.9: no bisection; the noise leaves the interval wide.
-  const CrossoverSearch s(search_plan());
-  const SearchStep first = next_step(s, {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)});
-  EXPECT_EQ(first.D, 76u);  // a tie, neither measured by this search: the lower one
-  EXPECT_EQ(first.iters, 10);
-  EXPECT_EQ(first.why, "more iterations");
-  PointRecord twice = noisy(76, 0.8 * kTcomm, kTcomm);
-  merge_point(twice, noisy(76, 0.8 * kTcomm, kTcomm));
-  const SearchStep second = next_step(s, {twice, noisy(91, 1.1 * kTcomm, kTcomm)});
-  EXPECT_EQ(second.D, 91u);
-  EXPECT_EQ(second.iters, 10);
-}
-
-TEST(CrossoverSearch, StopsWhenTheIntervalIsWithinTheTargetAndThePairAsClose) {
-  const CrossoverSearch s(search_plan());
-  // Noise-free points: the interval is the point 400 itself; but 256 and 512
-  // are too far apart to trust the interpolation, so it bisects first.
-  const SearchStep wide = next_step(s, {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
-  EXPECT_EQ(wide.stop, SearchStop::None);
-  EXPECT_EQ(wide.D, 362u);
-  // Close enough, but each measured once: measured again, in turn, with as
-  // many iterations as each has, until each has 3 measurements.
-  CrossoverSearch search(search_plan());
-  std::vector<PointRecord> pair = {steady(380, t_math_at(380), kTcomm), steady(420, t_math_at(420), kTcomm)};
-  search.record({SearchStop::None, 380, 10, "bisect"}, 0.01);
-  search.record({SearchStop::None, 420, 10, "bisect"}, 0.01);
-  const std::vector<std::pair<std::uint64_t, int>> expected = {{380, 10}, {420, 10}, {380, 20}, {420, 20}};
-  for (const auto& [D, iters] : expected) {
-    const SearchStep step = next_step(search, pair);
-    ASSERT_EQ(step.stop, SearchStop::None);
-    EXPECT_EQ(step.D, D);
-    EXPECT_EQ(step.iters, iters);
-    PointRecord& p = pair[D == 380 ? 0 : 1];
-    merge_point(p, steady(D, t_math_at(static_cast<double>(D)), kTcomm, iters));
-    search.record(step, 0.01);
+// A point's measurements spread over time: `windows` measurements, the
+// k-th starting at k * every_s seconds (each sample 1 ms after the one before).
+PointRecord spread(PointRecord p, int windows, double every_s) {
+  PointRecord out;
+  for (int k = 0; k < windows; ++k) {
+    PointRecord w = p;
+    for (TimeStats* t : {&w.t_math, &w.t_comm, &w.t_step}) {
+      t->stamps.clear();
+      for (std::size_t i = 0; i < t->samples.size(); ++i) t->stamps.push_back(k * every_s + 1e-3 * static_cast<double>(i));
+    }
+    if (k == 0)
+      out = w;
+    else
+      merge_point(out, w);
   }
-  EXPECT_EQ(pair[0].windows, (std::vector<int>{10, 10, 20}));
-  EXPECT_EQ(pair[0].iterations, 40);
-  EXPECT_EQ(next_step(search, pair).stop, SearchStop::Converged);
+  return out;
 }
 
-TEST(CrossoverSearch, OnATieTheLongerAgoMeasuredPointGoesFirst) {
-  CrossoverSearch s(search_plan());
-  const std::vector<PointRecord> pair = {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)};
-  s.record({SearchStop::None, 91, 10, "bisect"}, 0.01);
-  s.record({SearchStop::None, 76, 10, "bisect"}, 0.01);
-  EXPECT_EQ(next_step(s, pair).D, 91u);
+TEST(CrossoverSearch, ANarrowBracketGetsRoundsOfBothPoints) {
+  // 91/76 = 1.197 < 1.1/0.9: no bisection; a round measures both points
+  // again with the plan's iterations (and the ceilings: `round`).
+  const CrossoverSearch s(search_plan());
+  const SearchStep step = next_step(s, {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)});
+  EXPECT_EQ(step.stop, SearchStop::None);
+  EXPECT_TRUE(step.round);
+  EXPECT_EQ(step.D, 76u);
+  EXPECT_EQ(step.D2, 91u);
+  EXPECT_EQ(step.iters, 10);
+  EXPECT_EQ(step.why, "round");
+}
+
+TEST(CrossoverSearch, ConvergesOnlyWithEnoughRoundsOverEnoughTime) {
+  SearchPlan plan = search_plan();
+  plan.min_rounds = 5;
+  plan.min_span_s = 30;
+  const CrossoverSearch s(plan);
+  // Noise-free points around D* = 400: the interval is the point itself.
+  const PointRecord lo = steady(380, t_math_at(380), kTcomm), hi = steady(420, t_math_at(420), kTcomm);
+  // Four rounds over 40 s: too few rounds.
+  EXPECT_TRUE(next_step(s, {spread(lo, 4, 10), spread(hi, 4, 10)}).round);
+  // Six rounds within 5 s: too short a span.
+  EXPECT_TRUE(next_step(s, {spread(lo, 6, 1), spread(hi, 6, 1)}).round);
+  // Six rounds over 50 s: converged.
+  const SearchStep done = next_step(s, {spread(lo, 6, 10), spread(hi, 6, 10)});
+  EXPECT_EQ(done.stop, SearchStop::Converged);
+  EXPECT_TRUE(done.why.find("6 rounds over 50 s") != std::string::npos) << done.why;
+}
+
+TEST(CrossoverSearch, AMachineThatChangedStateDoesNotConverge) {
+  SearchPlan plan = search_plan();
+  plan.min_rounds = 5;
+  plan.min_span_s = 10;
+  const CrossoverSearch s(plan);
+  // T_comm 3x larger in the last 4 of 12 rounds, at both points: the
+  // crossing stays between them (the medians are the fast state's), the
+  // interval holds both states' crossings, and the search goes on.
+  PointRecord lo = spread(steady(380, t_math_at(380), kTcomm), 8, 2);
+  PointRecord hi = spread(steady(420, t_math_at(420), kTcomm), 8, 2);
+  PointRecord lo_slow = spread(steady(380, t_math_at(380), 3 * kTcomm), 4, 2);
+  PointRecord hi_slow = spread(steady(420, t_math_at(420), 3 * kTcomm), 4, 2);
+  for (PointRecord* p : {&lo_slow, &hi_slow})
+    for (TimeStats* t : {&p->t_math, &p->t_comm, &p->t_step})
+      for (double& stamp : t->stamps) stamp += 20;
+  merge_point(lo, lo_slow);
+  merge_point(hi, hi_slow);
+  const std::vector<PointRecord> points = {lo, hi};
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(kTcomm), points);
+  EXPECT_TRUE(a.stability.unstable());
+  ASSERT_TRUE(a.interval.has_value());
+  EXPECT_NEAR(*a.empirical.D, 400, 1e-6);
+  EXPECT_NEAR(a.interval->high, 1200, 1e-6);  // the slow state's crossing, extrapolated on the compute roof
+  const SearchStep step = s.next(points, a, 1);
+  EXPECT_EQ(step.stop, SearchStop::None);
+  EXPECT_TRUE(step.round);
+  // Out of budget, the reason names what the rounds lacked.
+  const SearchStep late = s.next(points, a, 41);
+  EXPECT_EQ(late.stop, SearchStop::Budget);
+  EXPECT_TRUE(late.why.find("the machine changed state during the run") != std::string::npos) << late.why;
 }
 
 TEST(CrossoverSearch, StartsNoMeasurementThatWouldEndPastTheBudget) {
   CrossoverSearch s(search_plan());
-  const std::vector<PointRecord> points = {noisy(76, 0.8 * kTcomm, kTcomm), noisy(91, 1.1 * kTcomm, kTcomm)};
-  // The last measurement at 91 took 25 s (a loaded machine): the next would too.
-  s.record({SearchStop::None, 91, 10, "bisect"}, 25.0);
-  EXPECT_GT(s.estimate_s(points, 76, 10), 24.0);
+  const std::vector<PointRecord> points = {noisy(64, 0.6 * kTcomm, kTcomm), noisy(128, 1.2 * kTcomm, kTcomm)};
+  // The last measurement at 128 took 25 s (a loaded machine): the next would too.
+  s.record({SearchStop::None, 128, 0, false, 10, "bisect"}, 25.0);
+  EXPECT_GT(s.estimate_s(points, 91, 10), 24.0);
   EXPECT_EQ(next_step(s, points, 10).stop, SearchStop::None);
   const SearchStep late = next_step(s, points, 20);
   EXPECT_EQ(late.stop, SearchStop::Budget);
   EXPECT_TRUE(late.why.find("the budget") != std::string::npos) << late.why;
 }
 
-TEST(CrossoverSearch, StopsAtTheEndsOfTheRange) {
+TEST(CrossoverSearch, StopsAtTheUpperEndOfTheRange) {
   SearchPlan p = search_plan();
   p.D_max = 256;
   const CrossoverSearch s(p);
   EXPECT_EQ(next_step(s, {steady(128, 1e-4, kTcomm)}).D, 256u);
   EXPECT_EQ(next_step(s, {steady(128, 1e-4, kTcomm), steady(256, 2e-4, kTcomm)}).stop, SearchStop::RangeEnd);
-  EXPECT_EQ(next_step(s, {steady(1, 0.1, kTcomm)}).stop, SearchStop::RangeEnd);
 }
 
-TEST(CrossoverSearch, ADownwardCrossingGetsMoreIterationsThenGivesUp) {
-  const CrossoverSearch s(search_plan());
+TEST(CrossoverSearch, BelowTheFloorItMeasuresRoundsAtAShardOfOneColumnThenSaysSo) {
+  SearchPlan p = search_plan();
+  p.D_min = 2;  // 2 ranks: every D <= 2 holds a shard of one column
+  p.min_rounds = 3;
+  p.min_span_s = 5;
+  const CrossoverSearch s(p);
+  // Compute-side at 8: down by halves, to D = 2 and no further.
+  EXPECT_EQ(next_step(s, {steady(8, 0.05, kTcomm)}).D, 4u);
+  EXPECT_EQ(next_step(s, {steady(4, 0.05, kTcomm), steady(8, 0.06, kTcomm)}).D, 2u);
+  // At the floor: rounds at D = 2 (one point), then no crossover.
+  const SearchStep round = next_step(s, {steady(2, 0.05, kTcomm), steady(4, 0.05, kTcomm)});
+  EXPECT_TRUE(round.round);
+  EXPECT_EQ(round.D, 2u);
+  EXPECT_EQ(round.D2, 0u);
+  const SearchStep stop = next_step(s, {spread(steady(2, 0.05, kTcomm), 4, 2), steady(4, 0.05, kTcomm)});
+  EXPECT_EQ(stop.stop, SearchStop::NoCrossover);
+  EXPECT_TRUE(stop.why.find("below the GEMM's floor") != std::string::npos) << stop.why;
+}
+
+TEST(CrossoverSearch, ADownwardCrossingGetsRoundsThenGivesUp) {
+  SearchPlan p = search_plan();
+  p.min_rounds = 3;
+  p.min_span_s = 5;
+  const CrossoverSearch s(p);
   const SearchStep more = next_step(s, {steady(64, 2e-3, 1e-3), steady(128, 2e-3, 3e-3)});
   EXPECT_EQ(more.stop, SearchStop::None);
+  EXPECT_TRUE(more.round);
   EXPECT_EQ(more.D, 64u);
-  EXPECT_EQ(next_step(s, {steady(64, 2e-3, 1e-3, 80), steady(128, 2e-3, 3e-3, 80)}).stop, SearchStop::NotLocated);
+  EXPECT_EQ(more.D2, 128u);
+  EXPECT_EQ(next_step(s, {spread(steady(64, 2e-3, 1e-3), 4, 2), spread(steady(128, 2e-3, 3e-3), 4, 2)}).stop,
+            SearchStop::NotLocated);
 }
 
 TEST(CrossoverSearch, StartsAtThePowerOfTwoNearestThePrediction) {

@@ -283,7 +283,7 @@ TEST(OverlapEfficiency, FormulaAndWhereItIsUndefined) {
 TEST(OverlapReport, UndefinedEfficiencyIsNullWithAReasonAndAnEmptyCsvField) {
   SweepPlan plan;
   plan.overlap = 4;
-  const RunCeilings ceilings;
+  const model::Ceilings ceilings;
   const std::vector<PointRecord> points = {timed_point(2, 1, 3, 2.5), timed_point(2, 1, 2, 2)};
   SweepAnalysis analysis;
   for (const auto& p : points) analysis.points.push_back(derive_point(plan, analysis.shape, ceilings, p));

@@ -1,0 +1,317 @@
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "report/stability_report.h"
+#include "report/straggler_report.h"
+#include "report/sweep_report.h"
+#include "report/sweep_text.h"
+#include "report/time_stats_json.h"
+
+namespace shardroof {
+namespace {
+
+nlohmann::json interval_json(const std::optional<sweep::Interval>& i) {
+  if (!i) return nullptr;
+  return nlohmann::json::array({i->low > 0 ? nlohmann::json(i->low) : nlohmann::json(nullptr),
+                                std::isfinite(i->high) ? nlohmann::json(i->high) : nlohmann::json(nullptr)});
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json check_json(const sweep::PointCheck& c) {
+  if (!c.checked) return {{"passed", nullptr}, {"method", "off"}};
+  return {{"passed", c.passed()},
+          {"method", c.method},
+          {"wrong", c.wrong},
+          {"tested", c.tested},
+          {"worst_error_over_tolerance", c.worst_ratio}};
+}
+
+nlohmann::json gemm_json(const sweep::GemmRate& g) {
+  return {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"time_s", time_stats_json(g.time)}, {"iterations", g.time.samples.size()}};
+}
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json conditioning_json(const model::Conditioning& c) {
+  return {{"slope", c.slope}, {"sensitivity", finite_or_null(c.sensitivity)}, {"ill_conditioned", c.ill_conditioned}};
+}
+
+nlohmann::json roof_crossover_json(const model::RoofCrossover& x) {
+  const bool crossing = x.kind == model::CrossoverKind::Crossing || x.kind == model::CrossoverKind::AboveRange;
+  return {{"kind", model::to_string(x.kind)},
+          {"D", crossing ? nlohmann::json(x.D) : nlohmann::json(nullptr)},
+          {"roof", crossing ? nlohmann::json(model::to_string(x.roof)) : nlohmann::json(nullptr)},
+          {"t_comm_s", x.t_comm_s},
+          {"floor_s", x.floor_s},
+          {"floor_cause", model::to_string(x.floor_cause)},
+          {"conditioning", crossing ? conditioning_json(x.conditioning) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
+
+nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepContext& ctx) {
+  return {{"B", plan.B},
+          {"F", plan.F},
+          {"D", plan.search ? nlohmann::json("auto") : nlohmann::json(plan.D)},
+          {"budget_s", plan.search ? nlohmann::json(plan.budget_s) : nlohmann::json(nullptr)},
+          {"min_span_s", plan.search ? nlohmann::json(plan.min_span_s) : nlohmann::json(nullptr)},
+          {"min_rounds", plan.search ? nlohmann::json(plan.min_rounds) : nlohmann::json(nullptr)},
+          {"datatype", coll::to_string(plan.type)},
+          {"bytes_per_element", coll::size_of(plan.type)},
+          {"collective", coll::to_string(plan.kind)},
+          {"impl", to_string(plan.impl)},
+          {"algorithm", ctx.collective},
+          {"backend", to_string(plan.backend)},
+          {"transport", to_string(plan.transport)},
+          {"backend_detail", ctx.backend},
+          {"threads", plan.threads},
+          {"arithmetic", ctx.arithmetic},
+          {"timed_gemm", ctx.timed_gemm},
+          {"warmup", plan.timing.warmup},
+          {"iters", plan.timing.iters},
+          {"check", plan.check},
+          {"seed", plan.seed},
+          {"segment_bytes", plan.ring.segment_bytes},
+          {"overlap", plan.overlap},
+          {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
+}
+
+nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a) {
+  nlohmann::json round_starts = nlohmann::json::array();
+  for (const double t : c.round_starts) round_starts.push_back(t - c.origin_s);
+  nlohmann::json probe = nullptr;
+  if (c.link.probe) {
+    const auto& p = *c.link.probe;
+    nlohmann::json times = nlohmann::json::array();
+    for (const auto& t : p.step_time) times.push_back(time_stats_json(t));
+    probe = {{"pattern", "every rank sends to its right neighbour and receives from its left one, all at once"},
+             {"sizes_bytes", p.bytes},
+             {"time_s", times},
+             {"W_bytes_per_s", p.fit.valid ? nlohmann::json(p.fit.W_bytes_per_s) : nlohmann::json(nullptr)},
+             {"alpha_s", p.fit.valid ? nlohmann::json(p.fit.alpha_s) : nlohmann::json(nullptr)},
+             {"bandwidth_regime_bytes", p.fit.bandwidth_sizes},
+             {"latency_regime_bytes", p.fit.latency_sizes},
+             {"fit_max_rel_residual", p.fit.max_rel_residual},
+             {"fit_trusted", p.fit.trusted()},
+             {"wrong", p.wrong}};
+  }
+  return {
+      {"C_flops_per_s", a.C_peak},
+      {"C_reference_median_flops_per_s", c.peak_gemm.flops_per_s},
+      {"M_bytes_per_s", c.memory.triad_bytes_per_s},
+      {"g_s_per_element", c.reduce.s_per_elem},
+      {"W_bytes_per_s", c.link.W_bytes_per_s},
+      {"alpha_s", c.link.alpha_s},
+      {"link_source", c.link.source},
+      {"link_pattern", c.link.pattern.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.link.pattern)},
+      {"ring_probe", probe},
+      {"collective_at_S",
+       {{"bytes", c.collective.bytes},
+        {"time_s", time_stats_json(c.collective.time)},
+        {"iterations", c.collective.time.samples.size()}}},
+      {"t_comm_measured_s", a.t_comm_measured_s},
+      {"t_comm_measured_samples", a.t_comm_samples},
+      {"t_comm_run_s", a.t_comm_run_s},
+      {"t_comm_run_samples", a.t_comm_run_samples},
+      {"t_comm_points_median_range_s", {a.t_comm_points_min_s, a.t_comm_points_max_s}},
+      {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
+      {"t_comm_book_s", a.t_comm_book_s},
+      {"C_peak_gemm", gemm_json(c.peak_gemm)},
+      {"floor_gemm", gemm_json(c.floor_gemm)},
+      {"call_gemm", gemm_json(c.call_gemm)},
+      {"floor",
+       {{"time_s", a.floor.time_s},
+        {"memory_s", a.floor.memory_s},
+        {"call_s", a.floor.call_s},
+        {"cause", model::to_string(a.floor.cause())},
+        {"method",
+         "time_s: the GEMM at B x F with a shard of one column (k = 1); memory_s: its memory roof, s*(B + F + "
+         "B*F)/M; call_s: a 1x1x1 GEMM on the host clock with the device synchronised; cause: memory when "
+         "memory_s >= time_s/2, else overhead"}}},
+      {"rounds", c.rounds},
+      {"round_starts_s", round_starts},
+      {"reduction",
+       {{"elements", c.reduce.count}, {"time_s", time_stats_json(c.reduce.time)}, {"s_per_element", c.reduce.s_per_elem}}},
+      {"memory",
+       {{"elements_per_array", c.memory.elements},
+        {"copy_bytes_per_s", c.memory.copy_bytes_per_s},
+        {"triad_bytes_per_s", c.memory.triad_bytes_per_s}}},
+  };
+}
+
+nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d) {
+  nlohmann::json j = {{"D", p.D},
+                      {"shard", p.shard_max},
+                      {"iterations", p.iterations},
+                      {"t_math_s", time_stats_json(p.t_math)},
+                      {"t_comm_s", time_stats_json(p.t_comm)},
+                      {"t_step_s", time_stats_json(p.t_step)},
+                      {"flops_per_s", p.flops_per_s},
+                      {"frac_peak", d.frac_peak},
+                      {"step_flops_per_s", d.step_flops_per_s},
+                      {"intensity", d.intensity},
+                      {"bound", sweep_text::bound(d)},
+                      {"regime", sweep_text::bound(d)},
+                      {"roof_fraction", d.regime.roof_fraction},
+                      {"roofs",
+                       {{"compute_s", d.regime.roofs.compute_s},
+                        {"memory_s", d.regime.roofs.memory_s},
+                        {"floor_s", d.regime.roofs.floor_s},
+                        {"floor_cause", model::to_string(d.regime.roofs.floor_cause)}}},
+                      {"windows", p.windows},
+                      {"check", check_json(p.check)}};
+  if (p.t_overlap) {
+    const auto& e = d.overlap;
+    j["t_overlap_s"] = time_stats_json(*p.t_overlap);
+    j["overlap_efficiency"] = optional_json(e.value);
+    if (!e.value) j["overlap_efficiency_undefined"] = e.undefined;
+    j["overlap_check"] = check_json(p.overlap_check);
+  }
+  return j;
+}
+
+nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<std::string>& hosts) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& [name, summaries] : d.ranks) {
+    for (std::size_t r = 0; r < summaries.size(); ++r) {
+      if (ranks.size() <= r) ranks.push_back({{"rank", summaries[r].rank}, {"host", host_of(hosts, summaries[r].rank)}});
+      nlohmann::json one = rank_summary_json(summaries[r], hosts, kSeconds);
+      one.erase("rank");
+      one.erase("host");
+      ranks[r][name + "_s"] = std::move(one);
+    }
+  }
+  nlohmann::json straggler = nullptr;
+  if (d.straggler) {
+    straggler = straggler_json(d.straggler->straggler, hosts, kSeconds);
+    straggler["measurement"] = d.straggler->measurement;
+  }
+  return {{"ranks", std::move(ranks)}, {"straggler", std::move(straggler)}};
+}
+
+nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search) {
+  const auto predicted = [](const std::optional<sweep::PredictedCrossover>& p, auto field) {
+    return p ? nlohmann::json((*p).*field) : nlohmann::json(nullptr);
+  };
+  nlohmann::json crossings = nlohmann::json::array();
+  for (const auto& c : a.empirical.crossings)
+    crossings.push_back({{"D", c.D}, {"direction", c.upward ? "up" : "down"}, {"between", {c.D_below, c.D_above}}});
+  nlohmann::json budget = nullptr;
+  if (a.budget)
+    budget = {{"D_book_peak", a.budget->D_book_peak},
+              {"C_at_D_empirical", a.budget->C_at_D},
+              {"compute_efficiency", a.budget->compute_efficiency},
+              {"comm_efficiency", a.budget->comm_efficiency},
+              {"residual", a.budget->residual},
+              {"formula", "D_empirical = D_book_peak x compute_efficiency / comm_efficiency x residual"}};
+  nlohmann::json conditioning = nullptr;
+  if (a.crossing_regime)
+    conditioning = {{"measured", conditioning_json(a.crossing_regime->measured)},
+                    {"model", conditioning_json(a.crossing_regime->model)},
+                    {"ill_conditioned_below_slope", model::kIllConditionedSlope},
+                    {"method",
+                     "slope k = d ln T_math / d ln D at D*: measured between the two points around it, model from "
+                     "the roofs (1 on the compute roof, below 1 on the memory roof, 0 on the floor); a change of "
+                     "T_comm by x moves D* by about x/k"}};
+  nlohmann::json no_crossover = nullptr;
+  if (a.no_crossover)
+    no_crossover = {{"t_comm_s", a.no_crossover->t_comm_s},
+                    {"floor_s", a.no_crossover->floor_s},
+                    {"floor_model_s", a.no_crossover->floor_model_s},
+                    {"cause", model::to_string(a.no_crossover->cause)}};
+  nlohmann::json j = {
+      {"D_empirical", optional_json(a.empirical.D)},
+      {"D_empirical_ci", interval_json(a.interval)},
+      {"D_empirical_ci_level", sweep::kIntervalLevel},
+      {"D_predicted", predicted(a.predicted, &sweep::PredictedCrossover::D)},
+      {"rel_error", optional_json(a.rel_error)},
+      {"D_book", predicted(a.book_predicted, &sweep::PredictedCrossover::D)},
+      {"book_rel_error", optional_json(a.book_rel_error)},
+      {"D_peak", optional_json(a.D_peak)},
+      {"D_roofs", optional_json(a.D_roofs)},
+      {"D_roofline", a.roofs_book.kind == model::CrossoverKind::NoModel ? nlohmann::json(nullptr)
+                                                                        : roof_crossover_json(a.roofs_book)},
+      {"roofline_measured_t_comm", a.roofs_measured.kind == model::CrossoverKind::NoModel
+                                       ? nlohmann::json(nullptr)
+                                       : roof_crossover_json(a.roofs_measured)},
+      {"roof", a.crossing_regime ? nlohmann::json(model::to_string(a.crossing_regime->roof)) : nlohmann::json(nullptr)},
+      {"conditioning", conditioning},
+      {"no_crossover", no_crossover},
+      {"D_empirical_ci_samples", interval_json(a.sample_interval)},
+      {"D_predicted_is", "a consistency check (the collective's own T_comm at S from the points around D*), not a "
+                         "prediction"},
+      {"D_book_is", "the prediction: ceilings measured apart from the collective, in the same rounds"},
+      {"budget", budget},
+      {"kind", sweep::to_string(a.empirical.kind)},
+      {"bracketed", a.empirical.D.has_value()},
+      {"sign_changes", a.empirical.sign_changes()},
+      {"crossings", crossings},
+      {"C_at_D_predicted", predicted(a.predicted, &sweep::PredictedCrossover::C_at_D)},
+      {"predicted_extrapolated", predicted(a.predicted, &sweep::PredictedCrossover::extrapolated)},
+      {"C_at_D_book", predicted(a.book_predicted, &sweep::PredictedCrossover::C_at_D)},
+      {"book_extrapolated", predicted(a.book_predicted, &sweep::PredictedCrossover::extrapolated)},
+      {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
+      {"critical_intensity",
+       a.critical_intensity() > 0 ? nlohmann::json(a.critical_intensity()) : nlohmann::json(nullptr)},
+      {"method",
+       "D_empirical: log-log interpolation of T_math/T_comm between the neighbouring points where it first turns "
+       "from below 1 to 1 or more; D_empirical_ci: two-stage percentile bootstrap (2000 replicates) of those two "
+       "points' measurements (rounds) and of the samples within each, widened to hold the crossover of every "
+       "state the machine was in (stability); D_empirical_ci_samples: the bootstrap alone; D_book: the book's "
+       "model with W and alpha of the link (ring probe or --link-from), g of the reduction kernel, all measured "
+       "in the same rounds, and C = the per-point GEMM rate interpolated in D; D_roofline: the roof model "
+       "(C_peak, M and the GEMM's floor) against the book's T_comm, with the roof it falls on; D_predicted "
+       "(calibrated, a consistency check): the model with T_comm = the collective's median at S (W_eff) and the "
+       "per-point C; D_peak: the calibrated model with C_peak, = (N-1)*s*critical_intensity (AllReduce; half for "
+       "ReduceScatter); D_roofs: the same with the memory roof M"}};
+  if (!a.empirical.extend().empty()) j["extend"] = a.empirical.extend();
+  if (search.search) {
+    nlohmann::json log = nlohmann::json::array();
+    for (const auto& r : search.search->log())
+      log.push_back({{"D", r.D},
+                     {"D2", r.D2 ? nlohmann::json(r.D2) : nlohmann::json(nullptr)},
+                     {"round", r.round},
+                     {"iterations", r.iters},
+                     {"wall_s", r.wall_s},
+                     {"why", r.why}});
+    j["search"] = {{"budget_s", search.search->plan().budget_s},
+                   {"min_span_s", search.search->plan().min_span_s},
+                   {"min_rounds", search.search->plan().min_rounds},
+                   {"target_half_width", search.search->plan().target},
+                   {"D_start", search.search->plan().D_start},
+                   {"stop", sweep::to_string(search.stop.stop)},
+                   {"why", search.stop.why},
+                   {"elapsed_s", search.elapsed_s},
+                   {"measurements", log}};
+  }
+  return j;
+}
+
+
+nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a) {
+  if (!a.stability.computed) return nullptr;
+  nlohmann::json states = nlohmann::json::array();
+  for (const auto& x : a.stability.states)
+    states.push_back({{"quantity", x.quantity},
+                      {"level_s", x.level_s},
+                      {"share", x.share},
+                      {"D", optional_json(x.crossing.D)},
+                      {"extrapolated", x.crossing.extrapolated},
+                      {"below_floor", x.crossing.below_floor}});
+  nlohmann::json ceilings = nlohmann::json::object();
+  for (const auto& [name, st] : a.stability.ceilings) ceilings[name] = stability_json(st);
+  return {{"verdict", a.stability.unstable() ? "unstable" : "stable"},
+          {"ceilings", ceilings},
+          {"C_peak_flops_per_s", a.C_peak},
+          {"t_comm", stability_json(a.stability.t_comm)},
+          {"t_math", stability_json(a.stability.t_math)},
+          {"gemm", stability_json(a.stability.gemm)},
+          {"crossover_per_state", states},
+          {"times", "seconds since the run began (the ceilings' first measurement), rank 0's monotonic clock"}};
+}
+
+}  // namespace shardroof
