@@ -93,10 +93,9 @@ Regime classify(const Roofs& roofs, double t_math, double t_comm, double t_comm_
     g.roof_fraction = t_comm > 0 && t_comm_model > 0 ? t_comm_model / t_comm : 0;
     return g;
   }
-  const Roof r = roofs.binding();
-  g.bound = bound_of(r);
-  const double roof = r == Roof::Compute ? roofs.compute_s : r == Roof::Memory ? roofs.memory_s : roofs.floor_s;
-  g.roof_fraction = t_math > 0 ? roof / t_math : 0;
+  // The binding roof is the largest (the floor named by its cause).
+  g.bound = bound_of(roofs.binding());
+  g.roof_fraction = t_math > 0 ? roofs.max_s() / t_math : 0;
   return g;
 }
 

@@ -66,10 +66,14 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
   for (std::size_t w = 0; w < windows.size(); ++w) {
     const auto& win = windows[w];
     const bool stamped = win.stamps.size() == win.samples.size();
-    for (std::size_t i = 0; i < win.samples.size(); i += per_block) {
+    // Near-equal blocks of at least per_block samples (a window shorter
+    // than that is one block).
+    const std::size_t n = win.samples.size();
+    const std::size_t count = std::max<std::size_t>(n / per_block, 1);
+    for (std::size_t k = 0; k < count; ++k) {
       Block b;
       b.label = win.label;
-      for (std::size_t j = i; j < std::min(i + per_block, win.samples.size()); ++j) {
+      for (std::size_t j = k * n / count; j < (k + 1) * n / count; ++j) {
         if (!(win.samples[j] > 0 && std::isfinite(win.samples[j]))) continue;
         b.samples.push_back(win.samples[j]);
         b.stamps.push_back(stamped ? win.stamps[j] : static_cast<double>(w));

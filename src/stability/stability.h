@@ -9,10 +9,11 @@
 //
 // Method (docs/statistics.md):
 //  1. Blocks: each measurement window (consecutive samples of one
-//     measurement) is cut into blocks of consecutive samples (at least
-//     kMinBlockSamples, more when the run has many samples, so that there
-//     are at most kMaxBlocks blocks); a block's value is the log of its
-//     median. Blocks never span two windows, and they are ordered by time.
+//     measurement) is cut into near-equal blocks of consecutive samples (at
+//     least kMinBlockSamples, more when the run has many samples, so that
+//     there are about kMaxBlocks blocks at most; a shorter window is one
+//     block); a block's value is the log of its median. Blocks never span
+//     two windows, and they are ordered by time.
 //  2. Change points of the block series (stability/change_points.h:
 //     E-divisive means, permutation test at 1%).
 //  3. Levels: the samples between change points, each with its median and

@@ -151,6 +151,69 @@ TEST(SweepAnalysis, TheMemoryRoofAgreesWithPredict) {
   EXPECT_EQ(*a.D_roofs, model::d_star_with_memory(a.shape, a.calibrated));
 }
 
+// Every point at the GEMM's floor: a shard of one column (D = 2 on 2 ranks)
+// takes 0.5 ms, the exchange 0.3 ms: there is no crossover at any D, and
+// the summary says so with both numbers instead of "extend D down".
+TEST(SweepAnalysis, BelowTheFloorThereIsNoCrossover) {
+  RunCeilings c = ceilings(0.3e-3);
+  c.memory.triad_bytes_per_s = 1e10;  // writing 4 MiB: 0.42 ms, most of the 0.5 ms floor
+  c.floor_gemm.time = summarize(std::vector<double>(10, 0.5e-3));
+  const std::vector<PointRecord> points = {steady(2, 0.5e-3, 0.3e-3), steady(4, 0.52e-3, 0.3e-3)};
+  const SweepPlan plan = plan_2x1024();
+  const SweepAnalysis a = analyze(plan, 2, c, points);
+  ASSERT_TRUE(a.no_crossover.has_value());
+  EXPECT_DOUBLE_EQ(a.no_crossover->t_comm_s, 0.3e-3);
+  EXPECT_DOUBLE_EQ(a.no_crossover->floor_s, 0.5e-3);
+  EXPECT_EQ(a.no_crossover->cause, model::Roof::Memory);
+  EXPECT_EQ(a.roofs_measured.kind, model::CrossoverKind::BelowFloor);
+  EXPECT_EQ(a.points[0].regime.bound, model::Bound::Memory);
+  const std::string s = sweep_summary_text(points, a, c, plan);
+  EXPECT_NE(s.find("no crossover: the exchange of the partial sums takes 0.300 ms; the GEMM's floor (a shard of one "
+                   "column, D = 2), writing them at M, 0.500 ms: communication never bounds this step"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("extend D down"), std::string::npos) << s;
+}
+
+// The crossing at D* = 400 on a GEMM at half of C_peak throughout: on the
+// compute roof, slope 1 between its two points.
+TEST(SweepAnalysis, TheCrossingsRoofAndConditioning) {
+  const std::vector<PointRecord> points = {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)};
+  RunCeilings c = ceilings(kTcomm);
+  c.memory.triad_bytes_per_s = 1e10;
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, c, points);
+  ASSERT_TRUE(a.crossing_regime.has_value());
+  EXPECT_EQ(a.crossing_regime->roof, model::Roof::Compute);
+  EXPECT_NEAR(a.crossing_regime->measured.slope, 1.0, 1e-9);
+  EXPECT_FALSE(a.crossing_regime->measured.ill_conditioned);
+  EXPECT_EQ(a.points[0].regime.bound, model::Bound::Communication);
+  EXPECT_EQ(a.points[1].regime.bound, model::Bound::Compute);
+  EXPECT_NEAR(a.points[1].regime.roof_fraction, 0.5, 1e-9);  // C = C_peak / 2
+  const std::string s = sweep_summary_text(points, a, c, plan_2x1024());
+  EXPECT_NE(s.find("D* falls on the GEMM's compute roof; slope of T_math there k = 1.00 measured"), std::string::npos)
+      << s;
+}
+
+// The reference GEMM ran at 20 ms, then at 40 ms (the machine changed): C_peak
+// is the fast state's rate, not the pooled median's.
+TEST(SweepAnalysis, CPeakIsTheReferenceGemmsFastestState) {
+  RunCeilings c = ceilings(kTcomm);
+  c.peak_gemm.m = c.peak_gemm.n = c.peak_gemm.k = 1024;
+  std::vector<double> samples, stamps;
+  for (int i = 0; i < 60; ++i) {
+    samples.push_back(i < 20 ? 20e-3 : 40e-3);
+    stamps.push_back(i);
+  }
+  c.peak_gemm.time = summarize(samples);
+  c.peak_gemm.time.stamps = stamps;
+  c.peak_gemm.time.windows = std::vector<std::size_t>(12, 5);
+  c.peak_gemm.flops_per_s = 2.0 * 1024 * 1024 * 1024 / c.peak_gemm.time.median;
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, c, {});
+  EXPECT_EQ(a.stability.gemm.verdict, stability::Verdict::Unstable);
+  EXPECT_NEAR(a.C_peak, 2.0 * 1024 * 1024 * 1024 / 20e-3, 1e3);
+  EXPECT_DOUBLE_EQ(a.book.flops_per_s, a.C_peak);
+}
+
 // ---- the summary a user reads ----------------------------------------
 
 std::string summary(const std::vector<PointRecord>& points, int ranks = 2) {
@@ -329,6 +392,17 @@ TEST(CrossoverSearch, AMachineThatChangedStateDoesNotConverge) {
   ASSERT_TRUE(a.interval.has_value());
   EXPECT_NEAR(*a.empirical.D, 400, 1e-6);
   EXPECT_NEAR(a.interval->high, 1200, 1e-6);  // the slow state's crossing, extrapolated on the compute roof
+  ASSERT_EQ(a.stability.states.size(), 2u);
+  EXPECT_EQ(a.stability.states[0].quantity, "t_comm");
+  EXPECT_NEAR(*a.stability.states[0].crossing.D, 400, 1e-6);
+  EXPECT_FALSE(a.stability.states[0].crossing.extrapolated);
+  EXPECT_TRUE(a.stability.states[1].crossing.extrapolated);
+  EXPECT_NEAR(a.stability.states[1].share, 80.0 / 260, 1e-9);  // 2 x 40 slow of 260 with the ceilings' 20
+  const std::string text = sweep_summary_text(points, a, ceilings(kTcomm), plan_2x1024());
+  EXPECT_NE(text.find("UNSTABLE: the collective's time (T_comm at S) changed 3.0x during the run: 8.389 ms until 20.0 "
+                      "s (the ceilings .. D = 420), 25.166 ms after (D = 380 .. D = 420)"),
+            std::string::npos)
+      << text;
   const SearchStep step = s.next(points, a, 1);
   EXPECT_EQ(step.stop, SearchStop::None);
   EXPECT_TRUE(step.round);
