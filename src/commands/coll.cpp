@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -20,6 +21,8 @@
 #include "commands/run_output.h"
 #include "collectives/types.h"
 #include "measure/coll_runner.h"
+#include "measure/coll_stability.h"
+#include "report/stability_report.h"
 #include "measure/comm_setup.h"
 #include "measure/tuner.h"
 #include "measure/tuning_file.h"
@@ -53,6 +56,7 @@ struct CollFlags {
   std::string transport = "mpi";
   std::string segment_bytes = "auto";
   std::string timing_mode = "per-iteration";
+  std::string rounds = "auto";
   int batch = 20;
   int root = 0;
   int ranks_per_node = 0;
@@ -70,8 +74,20 @@ constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType
                                                               coll::DataType::BFloat16, coll::DataType::Half,
                                                               coll::DataType::Int32};
 
+// Passes over the sizes by default: enough windows per size (with the
+// default 20 iterations, 4 blocks each) for a change-point test, and a
+// spread over time that one pass does not have.
+constexpr int kDefaultRounds = 5;
+
 // Every implementation --tune-to measures (those the setup cannot run are left out).
 constexpr Impl kTunedImpls[] = {Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native};
+
+int parse_rounds(const std::string& text) {
+  const double v = parse_number(text, "--rounds");
+  if (!(v >= 1 && v <= 1000 && v == std::floor(v)))
+    throw_usage("--rounds: a whole number of passes from 1 to 1000, or auto, got '{}'", text);
+  return static_cast<int>(v);
+}
 
 class CollCommand final : public Command {
  public:
@@ -110,6 +126,12 @@ class CollCommand final : public Command {
                    "time per call averaged: what OSU and nccl-tests report)")
         ->capture_default_str();
     app.add_option("--batch", f_.batch, "Calls per timed iteration with --timing batched")->capture_default_str();
+    app.add_option("--rounds", f_.rounds,
+                   fmt::format("Passes over the sizes, each row aggregating all of them: the measurement spreads "
+                               "over time and every size is tested for a change of state; auto: {} ({} with "
+                               "--tune-to)",
+                               kDefaultRounds, 1))
+        ->capture_default_str();
     app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
     add_ranks_per_node_flag(app, f_.ranks_per_node);
     app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
@@ -210,7 +232,8 @@ class CollCommand final : public Command {
     CollConsoleReporter console(ctx.out, ctx.mpi.size(), rank_hosts);
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
-    const std::size_t steps = kinds.size() * plan.sizes.size();
+    const int rounds = f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds);
+    const std::size_t steps = kinds.size() * plan.sizes.size() * static_cast<std::size_t>(rounds);
     for (std::size_t k = 0; k < kinds.size() && !out.stopped(); ++k) {
       CollPlan p = plan;
       p.kind = kinds[k];
@@ -228,16 +251,15 @@ class CollCommand final : public Command {
       if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
       console.header(p, header);
       std::vector<CollRecord> mine;
-      for (const auto bytes : p.sizes) {
-        const auto rankings = rank_sizes(mine);
-        std::vector<Impl> now;
-        for (Impl impl : p.impls)
-          if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
-        std::string impls_text;
-        for (Impl impl : now) impls_text += (impls_text.empty() ? "" : ",") + std::string(to_string(impl));
-        WatchdogScope watched(fmt::format("{} {} {}", coll::to_string(p.kind), impls_text, format_bytes(bytes)));
-        const auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
-        for (std::size_t i = 0; i + 1 < recs.size(); i += 2) console.row(recs[i], recs[i + 1]);
+      // Every size once per round; a size's rows are printed (and reach the
+      // file) after its last round, aggregating all of them.
+      std::vector<std::vector<CollRecord>> by_size(p.sizes.size());
+      std::vector<bool> shown(p.sizes.size(), false);
+      const auto show = [&](std::size_t i) {
+        if (shown[i] || by_size[i].empty()) return;
+        shown[i] = true;
+        const auto& recs = by_size[i];
+        for (std::size_t j = 0; j + 1 < recs.size(); j += 2) console.row(recs[j], recs[j + 1]);
         console.stragglers(recs);
         for (const auto& r : recs) {
           doc["results"].push_back(to_json(r, rank_hosts));
@@ -245,13 +267,45 @@ class CollCommand final : public Command {
           mine.push_back(r);
         }
         if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
-        ++steps_done;
-        // Each finished size reaches the file, so a run that dies keeps it.
-        out.publish(steps_done, steps);
-        // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
-        if (out.stop_requested(steps_done)) break;
+      };
+      for (int round = 0; round < rounds && !out.stopped(); ++round) {
+        for (std::size_t i = 0; i < p.sizes.size(); ++i) {
+          const auto bytes = p.sizes[i];
+          const auto rankings = rank_sizes(mine);
+          std::vector<Impl> now;
+          for (Impl impl : p.impls)
+            if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
+          std::string impls_text;
+          for (Impl impl : now) {
+            if (!impls_text.empty()) impls_text += ',';
+            impls_text += to_string(impl);
+          }
+          WatchdogScope watched(fmt::format("{} {} {}{}", coll::to_string(p.kind), impls_text, format_bytes(bytes),
+                                            rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : ""));
+          auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
+          if (round == 0) {
+            by_size[i] = std::move(recs);
+          } else {
+            for (std::size_t j = 0; j < recs.size() && j < by_size[i].size(); ++j)
+              merge_coll_record(by_size[i][j], recs[j], ctx.mpi.size());
+          }
+          if (round + 1 == rounds) show(i);
+          ++steps_done;
+          // Each finished size reaches the file, so a run that dies keeps it.
+          out.publish(steps_done, steps);
+          // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
+          if (out.stop_requested(steps_done)) break;
+        }
       }
+      // Interrupted: what earlier rounds measured is kept.
+      for (std::size_t i = 0; i < p.sizes.size(); ++i) show(i);
     }
+    const CollStability stable = assess_coll_stability(all);
+    for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i)
+      doc["results"][i]["stability"] = stability_json(stable.rows[i]);
+    doc["stability"] = {{"rounds", rounds}, {"run", stability_json(stable.run)},
+                        {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
+    console.stability(all, stable, rounds);
     console.footer(all);
     if (!f_.tune.empty() && !out.stopped()) {
       const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
@@ -300,6 +354,11 @@ class CollCommand final : public Command {
     if (step == 0 && !(factor > 1) && lo != hi)
       throw_usage("--stepfactor: {} never grows the size (needs > 1, or use --stepbytes)", f_.stepfactor);
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, step, coll::size_of(plan.type));
+    if (f_.rounds != "auto") {
+      const int rounds = parse_rounds(f_.rounds);
+      if (!f_.tune.empty() && rounds != 1)
+        throw_usage("--rounds {}: --tune-to measures each size once (its passes are its own)", f_.rounds);
+    }
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     // --impl is checked against the collective (--tune-to measures every implementation).
     if (f_.tune.empty()) plan.impls = parse_impl_list(f_.impl, make_kinds().front());
@@ -609,7 +668,8 @@ class CollCommand final : public Command {
                                const std::string& table_source) const {
     std::vector<std::string> names;
     for (const auto k : kinds) names.emplace_back(coll::to_string(k));
-    nlohmann::json s = {{"collective", coll::to_string(plan.kind)},
+    nlohmann::json s = {{"rounds", f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds)},
+                        {"collective", coll::to_string(plan.kind)},
                         {"datatype", coll::to_string(plan.type)},
                         {"op", coll::to_string(plan.op)},
                         {"impl", f_.impl},

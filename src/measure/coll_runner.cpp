@@ -170,6 +170,19 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
   return records;
 }
 
+void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks) {
+  into.time = joined(into.time, more.time);
+  into.ranks = rank_summaries(into.time);
+  into.straggler = find_straggler(into.ranks);
+  const double t = into.time.median;
+  into.algbw_GBps = t > 0 ? static_cast<double>(into.bytes) / t / 1e9 : 0;
+  into.busbw_GBps = into.algbw_GBps * coll::traits(into.kind).bus_factor(ranks);
+  if (into.wrong >= 0 && more.wrong >= 0)
+    into.wrong += more.wrong;
+  else if (more.wrong > 0)
+    into.wrong = more.wrong;
+}
+
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan, Impl impl,
                                            std::uint64_t bytes, trace::Recorder* trace) {
   return measure_collectives(setup, comm, plan, {impl}, bytes, trace);

@@ -35,6 +35,12 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
                                             const std::vector<Impl>& impls, std::uint64_t bytes,
                                             trace::Recorder* trace = nullptr);
 
+// A row measured again in a later round (`coll --rounds`): its samples joined
+// to the earlier ones (windows and stamps kept), the statistics, each
+// rank's summary, the straggler and the bandwidths made again from all of
+// them, the wrong elements added up. `ranks` is the number of ranks (busbw).
+void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks);
+
 // measure_collectives of one implementation: its out-of-place and in-place record.
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
                                            Impl impl, std::uint64_t bytes, trace::Recorder* trace = nullptr);

@@ -5,9 +5,11 @@
 #include <map>
 
 #include "collectives/traits.h"
+#include "report/stability_report.h"
 #include "report/straggler_report.h"
 #include "timing/stats.h"
 #include "timing/stragglers.h"
+#include "util/units.h"
 
 namespace shardroof {
 
@@ -112,6 +114,29 @@ void CollConsoleReporter::ranking(const SizeRanking& ranking) {
   out_ << fmt::format("# tune {} {}: {} (us, out of place + in place)\n", coll::to_string(ranking.kind), ranking.bytes,
                       text);
   out_.flush();
+}
+
+void CollConsoleReporter::stability(const std::vector<CollRecord>& all, const CollStability& s, int rounds) {
+  using stability::Verdict;
+  std::map<Verdict, int> count;
+  for (const auto& r : s.rows) ++count[r.verdict];
+  const double span = s.run.levels.empty() ? 0 : s.run.levels.back().end_s;
+  out_ << fmt::format("# rounds: {} pass{} over the sizes in {:.1f} s, each row aggregating all of them; stability of "
+                      "each row over its rounds (a change of more than {:.2f}x matters): {} stable, {} drift, {} "
+                      "UNSTABLE, {} too few samples to test\n",
+                      rounds, rounds == 1 ? "" : "es", span, s.run.material_ratio, count[Verdict::Stable],
+                      count[Verdict::Drift], count[Verdict::Unstable], count[Verdict::TooFew]);
+  const ValueText us = [](double v) { return fmt::format("{:.1f} us", v * 1e6); };
+  for (std::size_t i = 0; i < all.size() && i < s.rows.size(); ++i)
+    if (s.rows[i].verdict == Verdict::Unstable)
+      out_ << "# " << stability_text(s.rows[i], fmt::format("{} at {} ({})", all[i].impl, format_bytes(all[i].bytes),
+                                                              all[i].in_place ? "in place" : "out of place"),
+                                     us, {})
+           << "\n";
+  const ValueText ratio = [](double v) { return fmt::format("{:.2f}x", v); };
+  const LabelText size = [](std::uint64_t b) { return format_bytes(b); };
+  out_ << "# the whole run, every row over its own median: "
+       << stability_text(s.run, "the machine's speed", ratio, size) << "\n";
 }
 
 void CollConsoleReporter::footer(const std::vector<CollRecord>& all) {

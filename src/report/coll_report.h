@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/coll_records.h"
+#include "measure/coll_stability.h"
 
 namespace shardroof {
 
@@ -35,6 +36,9 @@ class CollConsoleReporter {
   // --tune-to: the implementations of one size, fastest first.
   void ranking(const SizeRanking& ranking);
   void footer(const std::vector<CollRecord>& all);
+  // After the table: the rounds, each row whose time changed state (what,
+  // by how much and when) and the whole run's verdict.
+  void stability(const std::vector<CollRecord>& all, const CollStability& s, int rounds);
 
  private:
   std::ostream& out_;

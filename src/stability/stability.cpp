@@ -168,4 +168,22 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
   return out;
 }
 
+void append_windows(std::vector<TimedWindow>& out, const TimeStats& t, std::uint64_t label, double origin_s,
+                    double scale) {
+  const std::vector<std::size_t> sizes = t.windows.empty() ? std::vector<std::size_t>{t.samples.size()} : t.windows;
+  const bool stamped = t.stamps.size() == t.samples.size();
+  std::size_t first = 0;
+  for (const std::size_t n : sizes) {
+    if (first + n > t.samples.size()) break;
+    TimedWindow w;
+    w.label = label;
+    for (std::size_t i = first; i < first + n; ++i) {
+      w.samples.push_back(t.samples[i] / scale);
+      if (stamped) w.stamps.push_back(t.stamps[i] - origin_s);
+    }
+    out.push_back(std::move(w));
+    first += n;
+  }
+}
+
 }  // namespace shardroof::stability

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "stability/change_points.h"
+#include "timing/stats.h"
 
 namespace shardroof::stability {
 
@@ -85,5 +86,11 @@ struct Stability {
 
 Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
                  const ChangePointOptions& options = {});
+
+// A statistic's measurements (TimeStats::windows) as timed windows, stamps
+// as seconds since `origin_s`, samples divided by `scale` (a quantity over
+// its own median, to join several into one series).
+void append_windows(std::vector<TimedWindow>& out, const TimeStats& t, std::uint64_t label, double origin_s,
+                    double scale = 1);
 
 }  // namespace shardroof::stability

@@ -38,27 +38,6 @@ model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ce
   return f;
 }
 
-namespace {
-
-// A statistic's measurements as timed windows, stamps since `origin`.
-void add_windows(std::vector<stability::TimedWindow>& out, const TimeStats& t, std::uint64_t label, double origin) {
-  const std::vector<std::size_t> sizes = t.windows.empty() ? std::vector<std::size_t>{t.samples.size()} : t.windows;
-  const bool stamped = t.stamps.size() == t.samples.size();
-  std::size_t first = 0;
-  for (const std::size_t n : sizes) {
-    if (first + n > t.samples.size()) break;
-    stability::TimedWindow w;
-    w.label = label;
-    w.samples.assign(t.samples.begin() + static_cast<std::ptrdiff_t>(first),
-                     t.samples.begin() + static_cast<std::ptrdiff_t>(first + n));
-    if (stamped)
-      for (std::size_t i = first; i < first + n; ++i) w.stamps.push_back(t.stamps[i] - origin);
-    out.push_back(std::move(w));
-    first += n;
-  }
-}
-
-}  // namespace
 
 RunStability assess_stability(const RunCeilings& ceilings, const std::vector<PointRecord>& points, double target) {
   RunStability out;
@@ -66,25 +45,25 @@ RunStability assess_stability(const RunCeilings& ceilings, const std::vector<Poi
   const double origin = ceilings.origin_s;
   std::vector<stability::TimedWindow> comm, math, gemm;
   // The ceilings' T_comm at S is at no D: label 0.
-  add_windows(comm, ceilings.collective.time, 0, origin);
+  stability::append_windows(comm, ceilings.collective.time, 0, origin);
   for (const auto& p : points) {
-    add_windows(comm, p.t_comm, p.D, origin);
+    stability::append_windows(comm, p.t_comm, p.D, origin);
     // T_math differs between points: each point's samples over its own
     // median, so that the points' measurements over time form one series.
     if (!(p.t_math.median > 0)) continue;
     const std::size_t first = math.size();
-    add_windows(math, p.t_math, p.D, origin);
+    stability::append_windows(math, p.t_math, p.D, origin);
     for (std::size_t w = first; w < math.size(); ++w)
       for (double& v : math[w].samples) v /= p.t_math.median;
   }
-  add_windows(gemm, ceilings.peak_gemm.time, 0, origin);
+  stability::append_windows(gemm, ceilings.peak_gemm.time, 0, origin);
   const double m = material_ratio(target);
   out.t_comm = stability::assess(comm, m);
   out.t_math = stability::assess(math, m);
   out.gemm = stability::assess(gemm, m);
   const auto one = [&](const std::string& name, const TimeStats& t) {
     std::vector<stability::TimedWindow> w;
-    add_windows(w, t, 0, origin);
+    stability::append_windows(w, t, 0, origin);
     out.ceilings.emplace_back(name, stability::assess(w, m));
   };
   if (ceilings.link.probe && !ceilings.link.probe->step_time.empty())
