@@ -282,7 +282,9 @@ class CollCommand final : public Command {
           }
           WatchdogScope watched(fmt::format("{} {} {}{}", coll::to_string(p.kind), impls_text, format_bytes(bytes),
                                             rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : ""));
-          auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, recorder);
+          // The trace holds the last round's last timed iteration of each row.
+          auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes,
+                                          round + 1 == rounds ? recorder : nullptr);
           if (round == 0) {
             by_size[i] = std::move(recs);
           } else {

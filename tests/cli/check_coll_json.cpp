@@ -6,7 +6,7 @@
 //   wrong == 0; time_us holds
 //   median = p50 <= p95 <= p99 <= max, the interquartile mean, and each
 //   rank's per-iteration times
-//   (per_rank: one array per rank, settings.iters long) and arrival skews
+//   (per_rank: one array per rank, settings.iters x settings.rounds long) and arrival skews
 //   (per_rank_skew: the same shape, >= 0, some rank 0 in every iteration);
 //   `ranks` holds each rank's summary (rank, host, time_us, skew_us and
 //   finish_us as p50 <= p95 <= p99), `straggler` is null or names a rank;
@@ -137,7 +137,9 @@ int main(int argc, char** argv) {
               "settings")) {
     const auto& st = doc["settings"];
     if (st["collective"] != collective) fail("settings.collective", st["collective"].dump());
-    iters = st["iters"].get<std::size_t>();
+    // Each row aggregates its rounds (passes over the sizes).
+    const std::size_t rounds = st.contains("rounds") ? st["rounds"].get<std::size_t>() : 1;
+    iters = st["iters"].get<std::size_t>() * rounds;
     const std::string note = doc["aggregation"].is_string() ? doc["aggregation"].get<std::string>() : "";
     if (st["timing"] == "batched") {
       if (!st.contains("batch") || !st["batch"].is_number_integer() || st["batch"].get<int>() < 1)
@@ -200,6 +202,26 @@ int main(int argc, char** argv) {
       }
     }
     check_stragglers(r, ranks, iters, where);
+    // The row's stability over its rounds: a verdict, and levels in time
+    // order that hold every sample.
+    if (!r.contains("stability") || !r["stability"].is_object()) {
+      fail(where, "no stability record");
+    } else {
+      const auto& st = r["stability"];
+      const std::set<std::string> verdicts = {"too_few", "stable", "drift", "unstable"};
+      if (!st["verdict"].is_string() || !verdicts.count(st["verdict"].get<std::string>()))
+        fail(where, "stability.verdict " + st["verdict"].dump());
+      std::size_t held = 0;
+      double last_begin = -1;
+      for (const auto& l : st["levels"]) {
+        held += l["samples"].get<std::size_t>();
+        if (l["begin_s"].get<double>() < last_begin) fail(where, "stability.levels not in time order");
+        last_begin = l["begin_s"].get<double>();
+      }
+      if (held != iters || st["samples"].get<std::size_t>() != iters)
+        fail(where, "stability levels hold " + std::to_string(held) + " samples, not the row's " + std::to_string(iters));
+      if (st["verdict"] == "unstable" && st["levels"].size() < 2) fail(where, "unstable with one level");
+    }
     // algbw = S / t with t in seconds, in GB/s of 1e9 bytes = bytes / time_us * 1e-3.
     const double algbw = static_cast<double>(bytes) / med * 1e-3;
     const double got_alg = r["algbw_GBps"], got_bus = r["busbw_GBps"];
