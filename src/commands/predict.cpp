@@ -19,6 +19,7 @@
 #include "model/hardware.h"
 #include "model/roofline.h"
 #include "model/two_level.h"
+#include "report/predict_report.h"
 #include "report/two_level_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
@@ -34,6 +35,7 @@ struct PredictFlags {
   std::string latency;
   std::string memory_bw;
   std::string reduce_rate;
+  std::string overhead = "0";
   int ranks = 2;
   std::string datatype = "bfloat16";
   std::string collective = "all_reduce";
@@ -68,30 +70,28 @@ struct PredictPlan {
   std::vector<std::string> overridden; // flags that replaced preset values
   std::vector<double> D_values;        // empty: choose around D*
   model::Prediction prediction;        // checked: every number finite, D* within 2^53
+  double overhead_s = 0;               // o: the per-call overhead of the GEMM
   std::optional<TwoLevelPlan> two_level;
 };
 
-std::string si(double v, std::string_view unit) {
-  if (v == 0) return fmt::format("0 {}", unit);
-  return fmt::format("{:.4g} {}", v, unit);
-}
-
-std::string seconds_text(double s) {
-  if (s == 0) return "0";
-  if (s < 1e-6) return fmt::format("{:.3g} ns", s * 1e9);
-  if (s < 1e-3) return fmt::format("{:.4g} us", s * 1e6);
-  if (s < 1) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} s", s);
-}
-
-std::string collective_title(model::Collective c) {
-  return c == model::Collective::AllReduce ? "ring AllReduce" : "ring ReduceScatter";
-}
-
-// Which roof bounds a point: the link, the local memory or the compute.
-std::string bound_of(const model::Shape& shape, const model::Ceilings& c, const model::Point& p) {
-  if (!p.compute_bound) return "comm";
-  return p.t_math > model::t_math_compute_only(shape, c, p.D) ? "memory" : "compute";
+// The report's record: the prediction with its regimes.
+PredictView view_of(const PredictPlan& plan, const std::string& hw_arg) {
+  PredictView v;
+  v.shape = plan.shape;
+  v.ceilings = plan.ceilings;
+  v.datatype = plan.datatype;
+  v.hw_arg = hw_arg;
+  v.hw = plan.hw;
+  v.link_name = plan.link_name;
+  v.overridden = plan.overridden;
+  v.prediction = plan.prediction;
+  v.floor = model::model_floor(plan.shape, plan.ceilings, plan.overhead_s);
+  v.roofline = model::solve_roof_crossover(plan.shape, plan.ceilings, v.floor, plan.prediction.t_comm);
+  for (const auto& pt : plan.prediction.points) {
+    const model::Roofs roofs = model::roofs_at(plan.shape, plan.ceilings, v.floor, pt.D);
+    v.regimes.push_back(model::classify(roofs, roofs.max_s(), pt.t_comm, pt.t_comm));
+  }
+  return v;
 }
 
 class PredictCommand final : public Command {
@@ -111,6 +111,10 @@ class PredictCommand final : public Command {
                    "M: local memory bandwidth in bytes/s for the on-chip roof (overrides the preset; 0 = off)");
     app.add_option("--reduce-rate", f_.reduce_rate,
                    "Elements per second one rank reduces (g = 1/rate; default: ignore the reduction)");
+    app.add_option("--overhead", f_.overhead,
+                   "o: seconds a GEMM call costs whatever its size (a launch and a synchronisation on a GPU); the "
+                   "GEMM's floor is the larger of it and writing the B x F partial sum at M")
+        ->capture_default_str();
     ranks_opt_ = app.add_option("--ranks", f_.ranks, "N: number of ranks the matmul is sharded over")->capture_default_str();
     add_datatype_flag(app, f_.datatype, "double | float | bfloat16 | half | int8 (sets s)");
     app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
@@ -136,14 +140,15 @@ class PredictCommand final : public Command {
       run_agreed(ctx.mpi.world(), [&] {
         for (const auto& name : model::builtin_preset_names()) presets.push_back(model::load_hardware_preset(name));
       });
-      print_list(ctx.out, presets);
+      print_preset_list(ctx.out, presets);
       return 0;
     }
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
-    print_report(ctx.out, plan, plan.prediction);
-    nlohmann::json doc = to_json(plan, plan.prediction);
+    const PredictView view = view_of(plan, f_.hw);
+    print_predict_report(ctx.out, view);
+    nlohmann::json doc = predict_json(view);
     if (const auto& t = plan.two_level) {
       ctx.out << "#\n";
       print_two_level(ctx.out, t->shape, t->ceilings, t->prediction, t->sources);
@@ -227,6 +232,8 @@ class PredictCommand final : public Command {
     if (plan.hw)
       for (const auto& flag : given)
         if (flag != "--reduce-rate") plan.overridden.push_back(flag);
+    plan.overhead_s = parse_number(f_.overhead, "--overhead");
+    if (!(plan.overhead_s >= 0)) throw_usage("--overhead: must be 0 or more seconds, got '{}'", f_.overhead);
     // Absurd numbers end here, with a usage error, before anything is printed.
     plan.prediction = model::checked_predict(plan.shape, c, plan.D_values);
     if (plan.two_level) {
@@ -260,132 +267,6 @@ class PredictCommand final : public Command {
     const auto& intra = hw.link(f_.link_intra);
     const auto& inter = hw.link(f_.link_inter);
     return inter.bytes_per_s <= intra.bytes_per_s ? inter.name : intra.name;
-  }
-
-  void print_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets) const {
-    out << "# Hardware presets (--hw NAME; FLOP/s dense peak per rank, links one way per rank)\n";
-    for (const auto& hw : presets) {
-      out << fmt::format("\n{}  {}\n", hw.name, hw.description);
-      out << fmt::format("  from      {}\n", hw.origin);
-      std::string flops;
-      for (const auto& [type, size] : model::preset_datatypes()) {
-        const auto it = hw.flops.find(type);
-        if (it != hw.flops.end()) flops += fmt::format("{}{} {:.4g}", flops.empty() ? "" : ", ", type, it->second);
-      }
-      out << fmt::format("  flops     {}\n", flops);
-      out << fmt::format("  memory    {:.4g} B/s\n", hw.memory_bytes_per_s);
-      for (const auto& [name, link] : hw.links) {
-        out << fmt::format("  --link {:<11} {:>9.4g} B/s  {:>8}  {}{}\n", name, link.bytes_per_s,
-                           seconds_text(link.latency_s), link.description,
-                           name == hw.default_link ? " (default)" : "");
-      }
-    }
-  }
-
-  void print_report(std::ostream& out, const PredictPlan& plan, const model::Prediction& p) const {
-    const auto& c = plan.ceilings;
-    const auto& s = plan.shape;
-    out << "# shardroof predict: analytic inter-chip roofline (README: The model); nothing is measured\n";
-    if (plan.hw) {
-      const auto& link = plan.hw->link(plan.link_name);
-      out << fmt::format("# hardware   {} ({}), link {}: {}\n", plan.hw->name, plan.hw->origin, link.name,
-                         link.description);
-      if (!plan.overridden.empty()) {
-        std::string flags;
-        for (const auto& f : plan.overridden) flags += (flags.empty() ? "" : ", ") + f;
-        out << fmt::format("#            preset values replaced by {}\n", flags);
-      }
-    } else {
-      out << "# hardware   given by flags\n";
-    }
-    out << fmt::format("# ceilings   C = {} ({})   W = {} one way   a = {}   M = {}   g = {}\n",
-                       si(c.flops_per_s, "FLOP/s"), plan.datatype, si(c.link_bytes_per_s, "B/s"),
-                       seconds_text(c.latency_s), c.memory_bytes_per_s > 0 ? si(c.memory_bytes_per_s, "B/s") : "off",
-                       c.reduce_s_per_elem > 0 ? fmt::format("{:.4g} s/elem", c.reduce_s_per_elem) : "0");
-    out << fmt::format("# shape      {} over N = {} ranks, B = {}, F = {}, s = {} bytes ({})\n",
-                       collective_title(s.collective), s.ranks, s.B, s.F, s.bytes_per_elem, plan.datatype);
-    out << "#\n";
-    const bool ar = s.collective == model::Collective::AllReduce;
-    // One "label = value  (how)" line per result, labels aligned.
-    auto line = [&](const std::string& label, const std::string& value) {
-      out << fmt::format("{:<36} = {}\n", label, value);
-    };
-    line("critical intensity C/W", fmt::format("{:.1f} FLOPs/byte  (compute-bound iff {} > C/W)",
-                                              p.critical_intensity, ar ? "D/((N-1)*s)" : "2D/((N-1)*s)"));
-    if (p.memory_critical_intensity > 0)
-      line("memory critical intensity C/M",
-           fmt::format("{:.1f} FLOPs/byte  (the local GEMM's roof)", p.memory_critical_intensity));
-    line("D* (bandwidth term)", fmt::format("{:.1f}  ({})", p.d_star_bandwidth, ar ? "(N-1)*s*C/W" : "(N-1)*s*C/(2W)"));
-    line(fmt::format("D* (with latency, B={}, F={})", s.B, s.F),
-         fmt::format("{:.1f}  (+ {})", p.d_star,
-                     ar ? "N(N-1)*a*C/(B*F) + (N-1)*g*C/2" : "N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2"));
-    if (c.memory_bytes_per_s > 0)
-      line("D* (with the memory roof)",
-           fmt::format("{:.1f}  (T_math = max(compute, bytes_local/M))", p.d_star_memory));
-    line("T_comm", fmt::format("{}  (the same for every D)", seconds_text(p.t_comm)));
-    line("D for 90% of peak without overlap", fmt::format("{:.0f}  (9*D*)", 9 * p.d_star));
-    out << "#\n";
-    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>8} {:>11} {:>9} {:>9}\n", "D", "D/N", "T_math(us)",
-                       "T_comm(us)", "bound", "I(FLOP/B)", "peak%max", "peak%sum");
-    for (const auto& pt : p.points) {
-      out << fmt::format("  {:>10.0f} {:>9.0f} {:>12.3f} {:>12.3f} {:>8} {:>11.1f} {:>9.1f} {:>9.1f}\n", pt.D,
-                         model::slowest_shard(pt.D, s.ranks), pt.t_math * 1e6, pt.t_comm * 1e6,
-                         bound_of(s, c, pt), model::intensity(s, pt.D), 100 * pt.frac_peak_overlap,
-                         100 * pt.frac_peak_no_overlap);
-    }
-    out << "# D/N is the slowest rank's shard, ceil(D/N). peak%max: perfect overlap of compute and\n"
-           "# communication (T_step = max); peak%sum: none (T_step = T_math + T_comm). I = FLOPs per\n"
-           "# byte sent per rank; the step is compute-bound iff I > C/W.\n";
-  }
-
-  nlohmann::json to_json(const PredictPlan& plan, const model::Prediction& p) const {
-    const auto& c = plan.ceilings;
-    const auto& s = plan.shape;
-    nlohmann::json doc;
-    doc["settings"] = {{"hw", f_.hw},
-                       {"link", plan.link_name},
-                       {"datatype", plan.datatype},
-                       {"bytes_per_elem", s.bytes_per_elem},
-                       {"collective", model::to_string(s.collective)},
-                       {"ranks", s.ranks},
-                       {"B", s.B},
-                       {"F", s.F},
-                       {"overridden", plan.overridden}};
-    if (plan.hw) {
-      const auto& link = plan.hw->link(plan.link_name);
-      doc["hardware"] = {{"name", plan.hw->name},
-                         {"description", plan.hw->description},
-                         {"origin", plan.hw->origin},
-                         {"link", link.name},
-                         {"link_description", link.description}};
-    } else {
-      doc["hardware"] = nullptr;
-    }
-    doc["ceilings"] = {{"flops_per_s", c.flops_per_s},
-                       {"link_bytes_per_s", c.link_bytes_per_s},
-                       {"latency_s", c.latency_s},
-                       {"memory_bytes_per_s", c.memory_bytes_per_s},
-                       {"reduce_s_per_elem", c.reduce_s_per_elem}};
-    doc["critical_intensity"] = p.critical_intensity;
-    doc["memory_critical_intensity"] = p.memory_critical_intensity;
-    doc["D_star_bandwidth"] = p.d_star_bandwidth;
-    doc["D_star"] = p.d_star;
-    doc["D_star_memory"] = p.d_star_memory;
-    doc["D_90_no_overlap"] = 9 * p.d_star;
-    doc["T_comm_s"] = p.t_comm;
-    doc["points"] = nlohmann::json::array();
-    for (const auto& pt : p.points) {
-      doc["points"].push_back({{"D", pt.D},
-                               {"D_per_rank", model::slowest_shard(pt.D, s.ranks)},
-                               {"T_math_s", pt.t_math},
-                               {"T_math_compute_s", model::t_math_compute_only(s, c, pt.D)},
-                               {"T_comm_s", pt.t_comm},
-                               {"bound", bound_of(s, c, pt)},
-                               {"intensity", model::intensity(s, pt.D)},
-                               {"frac_peak_overlap", pt.frac_peak_overlap},
-                               {"frac_peak_no_overlap", pt.frac_peak_no_overlap}});
-    }
-    return doc;
   }
 
   PredictFlags f_;

@@ -52,7 +52,8 @@ struct GemmFloor {
 };
 
 // The floor the roof model assumes where nothing was measured: the memory
-// roof at shard 1, or the per-call overhead `call_s` where that is larger.
+// roof at shard 1, or the per-call overhead `call_s` where that is larger
+// (0 with neither).
 GemmFloor model_floor(const Shape& shape, const Ceilings& c, double call_s);
 
 struct Roofs {

@@ -47,9 +47,15 @@ CASES = {
         # (compute at d = 678): D = 4*347.5.
         "D_star_memory": 1390.0,
         "D_90_no_overlap": 9 * 2712.0,
+        # The floor: writing the partial sum at M, ((B+F)*1 + B*F)*s/M = 1002000*4/5e9 (no --overhead).
+        "floor": {"time_s": 8.016e-4, "memory_s": 8.016e-4, "cause": "memory"},
+        # Every roof: the memory roof reaches T_comm first (d = 347.5, D = 1390); its slope there is
+        # (B+F)*d/((B+F)*d + B*F) = 695000/1695000: below 0.5, ill-conditioned.
+        "roofline": {"kind": "crossing", "D": 1390.0, "roof": "memory", "slope": 695000 / 1695000,
+                     "ill_conditioned": True},
         "points": [
             # d = 150: compute 3e-4, memory 2.4e-4 + 8e-4 = 1.04e-3 < T_comm; I = D/((N-1)*s) = 600/12
-            {"D": 600, "D_per_rank": 150, "T_math_s": 1.04e-3, "T_math_compute_s": 3e-4, "bound": "comm",
+            {"D": 600, "D_per_rank": 150, "T_math_s": 1.04e-3, "T_math_compute_s": 3e-4, "bound": "communication",
              "intensity": 50.0, "frac_peak_overlap": 3e-4 / 1.356e-3, "frac_peak_no_overlap": 3e-4 / 2.396e-3},
             # d = ceil(499.75) = 500: compute 1e-3, memory 1.6e-3 >= T_comm: memory-bound
             {"D": 1999, "D_per_rank": 500, "T_math_s": 1.6e-3, "T_math_compute_s": 1e-3, "bound": "memory",
@@ -74,9 +80,13 @@ CASES = {
         "T_comm_s": 1.053e-3,
         "D_star_memory": 2106.0,  # no memory roof: the same as D*
         "D_90_no_overlap": 9 * 2106.0,
+        # No memory roof and no overhead: no floor.
+        "floor": {"time_s": 0.0, "memory_s": 0.0, "cause": "memory"},
+        # Every roof is the compute roof alone: d = 1.053e-3*1e12/2e6 = 526.5, D = 2106, slope 1.
+        "roofline": {"kind": "crossing", "D": 2106.0, "roof": "compute", "slope": 1.0, "ill_conditioned": False},
         "points": [
             # d = 100: 2e-4 < T_comm; I = 2D/((N-1)*s) = 800/12
-            {"D": 400, "D_per_rank": 100, "T_math_s": 2e-4, "T_math_compute_s": 2e-4, "bound": "comm",
+            {"D": 400, "D_per_rank": 100, "T_math_s": 2e-4, "T_math_compute_s": 2e-4, "bound": "communication",
              "intensity": 800 / 12, "frac_peak_overlap": 2e-4 / 1.053e-3, "frac_peak_no_overlap": 2e-4 / 1.253e-3},
             # d = ceil(526.5) = 527: 1.054e-3 >= T_comm: compute-bound just past D*
             {"D": 2106, "D_per_rank": 527, "T_math_s": 1.054e-3, "T_math_compute_s": 1.054e-3, "bound": "compute",
@@ -100,6 +110,16 @@ def check(doc, want):
     for key in ("critical_intensity", "memory_critical_intensity", "D_star_bandwidth", "D_star", "T_comm_s",
                 "D_star_memory", "D_90_no_overlap"):
         close(doc.get(key), want[key], key)
+    fl, want_fl = doc["floor"], want["floor"]
+    close(fl.get("time_s"), want_fl["time_s"], "floor.time_s")
+    close(fl.get("memory_s"), want_fl["memory_s"], "floor.memory_s")
+    equal(fl.get("cause"), want_fl["cause"], "floor.cause")
+    rl, want_rl = doc["roofline"], want["roofline"]
+    equal(rl.get("kind"), want_rl["kind"], "roofline.kind")
+    close(rl.get("D"), want_rl["D"], "roofline.D")
+    equal(rl.get("roof"), want_rl["roof"], "roofline.roof")
+    close(rl["conditioning"].get("slope"), want_rl["slope"], "roofline.conditioning.slope")
+    equal(rl["conditioning"].get("ill_conditioned"), want_rl["ill_conditioned"], "roofline.conditioning.ill_conditioned")
     points = doc["points"]
     equal([p.get("D") for p in points], [p["D"] for p in want["points"]], "the points' D")
     for got, expected in zip(points, want["points"]):

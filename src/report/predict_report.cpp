@@ -1,0 +1,218 @@
+#include "report/predict_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+
+namespace shardroof {
+namespace {
+
+std::string si(double v, std::string_view unit) {
+  if (v == 0) return fmt::format("0 {}", unit);
+  return fmt::format("{:.4g} {}", v, unit);
+}
+
+std::string seconds_text(double s) {
+  if (s == 0) return "0";
+  if (s < 1e-6) return fmt::format("{:.3g} ns", s * 1e9);
+  if (s < 1e-3) return fmt::format("{:.4g} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.4g} ms", s * 1e3);
+  return fmt::format("{:.4g} s", s);
+}
+
+std::string collective_title(model::Collective c) {
+  return c == model::Collective::AllReduce ? "ring AllReduce" : "ring ReduceScatter";
+}
+
+// The conditioning as one clause.
+std::string conditioning_text(const model::Conditioning& c) {
+  const std::string moves = std::isfinite(c.sensitivity) ? fmt::format("{:.0f}%", 10 * c.sensitivity) : "without bound";
+  return fmt::format("slope of T_math k = {:.2f}: a 10% change of T_comm moves D* by about {}{}", c.slope, moves,
+                     c.ill_conditioned ? " (ILL-CONDITIONED: near the GEMM's floor)" : "");
+}
+
+
+}  // namespace
+
+void print_predict_report(std::ostream& out, const PredictView& plan) {
+  const model::Prediction& p = plan.prediction;
+    const auto& c = plan.ceilings;
+    const auto& s = plan.shape;
+    out << "# shardroof predict: analytic inter-chip roofline (README: The model); nothing is measured\n";
+    if (plan.hw) {
+      const auto& link = plan.hw->link(plan.link_name);
+      out << fmt::format("# hardware   {} ({}), link {}: {}\n", plan.hw->name, plan.hw->origin, link.name,
+                         link.description);
+      if (!plan.overridden.empty()) {
+        std::string flags;
+        for (const auto& f : plan.overridden) flags += (flags.empty() ? "" : ", ") + f;
+        out << fmt::format("#            preset values replaced by {}\n", flags);
+      }
+    } else {
+      out << "# hardware   given by flags\n";
+    }
+    out << fmt::format("# ceilings   C = {} ({})   W = {} one way   a = {}   M = {}   g = {}\n",
+                       si(c.flops_per_s, "FLOP/s"), plan.datatype, si(c.link_bytes_per_s, "B/s"),
+                       seconds_text(c.latency_s), c.memory_bytes_per_s > 0 ? si(c.memory_bytes_per_s, "B/s") : "off",
+                       c.reduce_s_per_elem > 0 ? fmt::format("{:.4g} s/elem", c.reduce_s_per_elem) : "0");
+    out << fmt::format("# shape      {} over N = {} ranks, B = {}, F = {}, s = {} bytes ({})\n",
+                       collective_title(s.collective), s.ranks, s.B, s.F, s.bytes_per_elem, plan.datatype);
+    out << "#\n";
+    const bool ar = s.collective == model::Collective::AllReduce;
+    // One "label = value  (how)" line per result, labels aligned.
+    auto line = [&](const std::string& label, const std::string& value) {
+      out << fmt::format("{:<40} = {}\n", label, value);
+    };
+    line("critical intensity C/W", fmt::format("{:.1f} FLOPs/byte  (compute-bound iff {} > C/W)",
+                                              p.critical_intensity, ar ? "D/((N-1)*s)" : "2D/((N-1)*s)"));
+    if (p.memory_critical_intensity > 0)
+      line("memory critical intensity C/M",
+           fmt::format("{:.1f} FLOPs/byte  (the local GEMM's roof)", p.memory_critical_intensity));
+    line("D* (bandwidth term)", fmt::format("{:.1f}  ({})", p.d_star_bandwidth, ar ? "(N-1)*s*C/W" : "(N-1)*s*C/(2W)"));
+    line(fmt::format("D* (with latency, B={}, F={})", s.B, s.F),
+         fmt::format("{:.1f}  (+ {})", p.d_star,
+                     ar ? "N(N-1)*a*C/(B*F) + (N-1)*g*C/2" : "N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2"));
+    if (c.memory_bytes_per_s > 0)
+      line("D* (with the memory roof)",
+           fmt::format("{:.1f}  (T_math = max(compute, bytes_local/M))", p.d_star_memory));
+    line("GEMM floor (a shard of one column)",
+         fmt::format("{}  ({}: {})", seconds_text(plan.floor.time_s), model::to_string(plan.floor.cause()),
+                     plan.floor.cause() == model::Roof::Memory
+                         ? "writing the B x F partial sum at M"
+                         : fmt::format("the per-call overhead --overhead, above writing the partial sum at M ({})",
+                                       seconds_text(plan.floor.memory_s))));
+    switch (plan.roofline.kind) {
+      case model::CrossoverKind::Crossing:
+      case model::CrossoverKind::AboveRange:
+        line("D* (every roof: compute, memory, floor)",
+             fmt::format("{:.1f}  on the {} roof; {}", plan.roofline.D, model::to_string(plan.roofline.roof),
+                         conditioning_text(plan.roofline.conditioning)));
+        break;
+      case model::CrossoverKind::BelowFloor:
+        line("D* (every roof: compute, memory, floor)",
+             fmt::format("none: T_comm ({}) lies below the GEMM's floor ({}): communication never bounds this step",
+                         seconds_text(p.t_comm), seconds_text(plan.roofline.floor_s)));
+        break;
+      case model::CrossoverKind::NoModel:
+        break;
+    }
+    line("T_comm", fmt::format("{}  (the same for every D)", seconds_text(p.t_comm)));
+    line("D for 90% of peak without overlap", fmt::format("{:.0f}  (9*D*)", 9 * p.d_star));
+    out << "#\n";
+    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>13} {:>11} {:>9} {:>9}\n", "D", "D/N", "T_math(us)",
+                       "T_comm(us)", "bound", "I(FLOP/B)", "peak%max", "peak%sum");
+    for (std::size_t i = 0; i < p.points.size(); ++i) {
+      const auto& pt = p.points[i];
+      const auto& r = plan.regimes.at(i);
+      out << fmt::format("  {:>10.0f} {:>9.0f} {:>12.3f} {:>12.3f} {:>13} {:>11.1f} {:>9.1f} {:>9.1f}\n", pt.D,
+                         model::slowest_shard(pt.D, s.ranks), r.roofs.max_s() * 1e6, pt.t_comm * 1e6,
+                         model::to_string(r.bound), model::intensity(s, pt.D), 100 * pt.frac_peak_overlap,
+                         100 * pt.frac_peak_no_overlap);
+    }
+    out << "# T_math = the largest of the GEMM's roofs: compute 2*B*(D/N)*F/C, memory s*(B*D/N + D/N*F + B*F)/M and\n"
+           "# the floor; bound: communication where T_comm > T_math, else the binding roof.\n";
+    out << "# D/N is the slowest rank's shard, ceil(D/N). peak%max: perfect overlap of compute and\n"
+           "# communication (T_step = max); peak%sum: none (T_step = T_math + T_comm). I = FLOPs per\n"
+           "# byte sent per rank; the step is compute-bound iff I > C/W.\n";
+  }
+
+
+nlohmann::json predict_json(const PredictView& plan) {
+  const model::Prediction& p = plan.prediction;
+    const auto& c = plan.ceilings;
+    const auto& s = plan.shape;
+    nlohmann::json doc;
+    doc["settings"] = {{"hw", plan.hw_arg},
+                       {"link", plan.link_name},
+                       {"datatype", plan.datatype},
+                       {"bytes_per_elem", s.bytes_per_elem},
+                       {"collective", model::to_string(s.collective)},
+                       {"ranks", s.ranks},
+                       {"B", s.B},
+                       {"F", s.F},
+                       {"overridden", plan.overridden}};
+    if (plan.hw) {
+      const auto& link = plan.hw->link(plan.link_name);
+      doc["hardware"] = {{"name", plan.hw->name},
+                         {"description", plan.hw->description},
+                         {"origin", plan.hw->origin},
+                         {"link", link.name},
+                         {"link_description", link.description}};
+    } else {
+      doc["hardware"] = nullptr;
+    }
+    doc["ceilings"] = {{"flops_per_s", c.flops_per_s},
+                       {"overhead_s", plan.floor.call_s},
+                       {"link_bytes_per_s", c.link_bytes_per_s},
+                       {"latency_s", c.latency_s},
+                       {"memory_bytes_per_s", c.memory_bytes_per_s},
+                       {"reduce_s_per_elem", c.reduce_s_per_elem}};
+    doc["critical_intensity"] = p.critical_intensity;
+    doc["memory_critical_intensity"] = p.memory_critical_intensity;
+    doc["D_star_bandwidth"] = p.d_star_bandwidth;
+    doc["D_star"] = p.d_star;
+    doc["D_star_memory"] = p.d_star_memory;
+    doc["D_90_no_overlap"] = 9 * p.d_star;
+    doc["T_comm_s"] = p.t_comm;
+    doc["floor"] = {{"time_s", plan.floor.time_s},
+                    {"memory_s", plan.floor.memory_s},
+                    {"overhead_s", plan.floor.call_s},
+                    {"cause", model::to_string(plan.floor.cause())}};
+    const bool crossing = plan.roofline.kind == model::CrossoverKind::Crossing ||
+                          plan.roofline.kind == model::CrossoverKind::AboveRange;
+    doc["roofline"] = {
+        {"kind", model::to_string(plan.roofline.kind)},
+        {"D", crossing ? nlohmann::json(plan.roofline.D) : nlohmann::json(nullptr)},
+        {"roof", crossing ? nlohmann::json(model::to_string(plan.roofline.roof)) : nlohmann::json(nullptr)},
+        {"floor_s", plan.roofline.floor_s},
+        {"conditioning",
+         crossing ? nlohmann::json{{"slope", plan.roofline.conditioning.slope},
+                                   {"sensitivity", plan.roofline.conditioning.sensitivity},
+                                   {"ill_conditioned", plan.roofline.conditioning.ill_conditioned}}
+                  : nlohmann::json(nullptr)},
+        {"method", "T_math_model(D) = max(2*B*(D/N)*F/C, s*(B*D/N + D/N*F + B*F)/M, floor) against T_comm; none "
+                   "when T_comm <= the floor; conditioning: the model's slope d ln T_math / d ln D at D*"}};
+    doc["points"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < p.points.size(); ++i) {
+      const auto& pt = p.points[i];
+      const auto& r = plan.regimes.at(i);
+      doc["points"].push_back({{"D", pt.D},
+                               {"D_per_rank", model::slowest_shard(pt.D, s.ranks)},
+                               {"T_math_s", r.roofs.max_s()},
+                               {"T_math_compute_s", r.roofs.compute_s},
+                               {"T_math_memory_s", r.roofs.memory_s},
+                               {"T_math_floor_s", r.roofs.floor_s},
+                               {"T_comm_s", pt.t_comm},
+                               {"bound", model::to_string(r.bound)},
+                               {"regime", model::to_string(r.bound)},
+                               {"intensity", model::intensity(s, pt.D)},
+                               {"frac_peak_overlap", pt.frac_peak_overlap},
+                               {"frac_peak_no_overlap", pt.frac_peak_no_overlap}});
+    }
+    return doc;
+  }
+
+
+void print_preset_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets) {
+    out << "# Hardware presets (--hw NAME; FLOP/s dense peak per rank, links one way per rank)\n";
+    for (const auto& hw : presets) {
+      out << fmt::format("\n{}  {}\n", hw.name, hw.description);
+      out << fmt::format("  from      {}\n", hw.origin);
+      std::string flops;
+      for (const auto& [type, size] : model::preset_datatypes()) {
+        const auto it = hw.flops.find(type);
+        if (it != hw.flops.end()) flops += fmt::format("{}{} {:.4g}", flops.empty() ? "" : ", ", type, it->second);
+      }
+      out << fmt::format("  flops     {}\n", flops);
+      out << fmt::format("  memory    {:.4g} B/s\n", hw.memory_bytes_per_s);
+      for (const auto& [name, link] : hw.links) {
+        out << fmt::format("  --link {:<11} {:>9.4g} B/s  {:>8}  {}{}\n", name, link.bytes_per_s,
+                           seconds_text(link.latency_s), link.description,
+                           name == hw.default_link ? " (default)" : "");
+      }
+    }
+  }
+
+
+}  // namespace shardroof

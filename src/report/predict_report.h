@@ -1,0 +1,39 @@
+// The report of `shardroof predict`: the console lines and table, the JSON
+// record and the preset list. It formats a plain record (PredictView) that
+// the command builds from the model; it never measures.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/hardware.h"
+#include "model/regimes.h"
+#include "model/roofline.h"
+
+namespace shardroof {
+
+struct PredictView {
+  model::Shape shape;
+  model::Ceilings ceilings;
+  std::string datatype;
+  std::string hw_arg;                   // --hw as given
+  std::optional<model::HardwarePreset> hw;
+  std::string link_name;                // of the preset, when there is one
+  std::vector<std::string> overridden;  // flags that replaced preset values
+  model::Prediction prediction;
+  // The regimes: the GEMM's floor (max of the memory roof at a shard of one
+  // column and the per-call overhead), the roof model's crossover with the
+  // model's T_comm, and each point's regime (T_math = the largest roof).
+  model::GemmFloor floor;
+  model::RoofCrossover roofline;
+  std::vector<model::Regime> regimes;
+};
+
+void print_predict_report(std::ostream& out, const PredictView& v);
+nlohmann::json predict_json(const PredictView& v);
+void print_preset_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets);
+
+}  // namespace shardroof
