@@ -4,11 +4,14 @@
     /usr/bin/python3 scripts/plot.py results/sweep.json [-o results/sweep.png]
 
 Left: T_math, T_comm and T_step (and T_overlap, from `sweep --overlap K`)
-against D (log-log; medians, with min-max bars), with D*_empirical and its
-95% interval (shaded), the calibrated D*_predicted and the book's D*_book
-marked, T_comm at S (all samples) and the book's T_comm as horizontal
-lines, and the best an overlapped step can do, max(T_math, T_comm), as a
-dotted line when T_overlap is there.
+against D (log-log; medians, with min-max bars), each T_math point marked
+with its regime (c compute, m memory, o overhead, x communication-bound),
+the GEMM's three roofs as thin lines (compute 2B(D/N)F/C_peak, memory
+s(B D/N + D/N F + B F)/M, the measured floor), D*_empirical and its 95%
+interval (shaded), the book's D*_book and the roofline's D* marked, T_comm at
+S (all samples), each state of T_comm where the run found several, and the
+book's T_comm as horizontal lines, and the best an overlapped step can do,
+max(T_math, T_comm), as a dotted line when T_overlap is there.
 Right: the inter-chip roofline: achieved FLOP/s per rank against the
 inter-chip intensity D/((N-1)s), with the C_peak roof and the W_eff slope
 (FLOP/s = W_eff * intensity, W_eff from T_comm at S), meeting at the
@@ -46,7 +49,7 @@ def main():
     st, ce, cr = doc["settings"], doc["ceilings"], doc["crossover"]
     n = doc["ranks"]
 
-    fig, (ax, rf) = plt.subplots(1, 2, figsize=(13, 5.2))
+    fig, (ax, rf) = plt.subplots(1, 2, figsize=(14, 7.5))
     D = [p["D"] for p in pts]
     series = [("t_math_s", "T_math (local GEMM)", "tab:blue", "o"),
               ("t_comm_s", "T_comm (" + st["collective"] + ", " + st["impl"] + ")", "tab:red", "s"),
@@ -63,6 +66,32 @@ def main():
     if overlapped:
         bound = [max(p["t_math_s"]["median"], p["t_comm_s"]["median"]) * 1e3 for p in pts]
         ax.plot(D, bound, color="tab:olive", ls=":", lw=1, label="max(T_math, T_comm): perfect overlap")
+    # The GEMM's roofs over the plotted range (shard = ceil(D/N), at least 1).
+    B, F, es = st["B"], st["F"], st["bytes_per_element"]
+    lo_d, hi_d = max(min(D) / 2, 1), max(D) * 2
+    xs = sorted({max(1, round(lo_d * (hi_d / lo_d) ** (k / 60))) for k in range(61)})
+    shard = [max(math.ceil(x / n), 1) for x in xs]
+    if ce.get("C_flops_per_s"):
+        ax.plot(xs, [2 * B * d * F / ce["C_flops_per_s"] * 1e3 for d in shard], color="tab:blue", lw=0.8,
+                ls=(0, (4, 2)), label="compute roof 2B(D/N)F/C_peak")
+    if ce.get("M_bytes_per_s"):
+        ax.plot(xs, [es * (B * d + d * F + B * F) / ce["M_bytes_per_s"] * 1e3 for d in shard], color="tab:cyan",
+                lw=0.8, ls=(0, (4, 2)), label="memory roof s(B D/N + D/N F + B F)/M")
+    floor = ce.get("floor") or {}
+    if floor.get("time_s"):
+        ax.axhline(floor["time_s"] * 1e3, color="tab:gray", lw=0.8, ls=(0, (1, 2)),
+                   label=f"GEMM floor (D/N = 1): {floor['time_s'] * 1e3:.3f} ms, {floor.get('cause', '')}")
+    letters = {"compute": "c", "memory": "m", "overhead": "o", "communication": "x"}
+    for p in pts:
+        ax.annotate(letters.get(p.get("regime", p.get("bound")), "?"), (p["D"], p["t_math_s"]["median"] * 1e3),
+                    textcoords="offset points", xytext=(4, 4), fontsize=7, color="tab:blue")
+    stab = doc.get("stability") or {}
+    comm_stab = stab.get("t_comm") or {}
+    if comm_stab.get("verdict") == "unstable":
+        for k, state in enumerate(comm_stab.get("states", [])):
+            ax.axhline(state["median"] * 1e3, color="tab:red", ls=(0, (6, 3)), lw=0.8, alpha=0.7,
+                       label=f"T_comm state {k + 1}: {state['median'] * 1e3:.3f} ms ({100 * state['share']:.0f}% of "
+                             "samples)")
     if ce.get("t_comm_measured_s"):
         ax.axhline(ce["t_comm_measured_s"] * 1e3, color="tab:red", ls=":", lw=1,
                    label="T_comm at S, all samples (calibrated model)")
@@ -74,11 +103,12 @@ def main():
         lo = ci[0] if ci[0] is not None else min(D) / 2
         hi = ci[1] if ci[1] is not None else max(D) * 2
         ax.axvspan(lo, hi, color="black", alpha=0.12, lw=0, label=f"95% interval [{lo:.0f}, {hi:.0f}]")
-    marks = [("D_empirical", "D* measured", "black", "-"),
-             ("D_predicted", "D* calibrated (T_comm at S, per-point C)", "tab:purple", "--"),
-             ("D_book", "D* book (link W, alpha, g; per-point C)", "tab:brown", "-.")]
-    for key, label, color, ls in marks:
-        v = cr.get(key)
+    roofline = cr.get("D_roofline") or {}
+    marks = [("D_empirical", cr.get("D_empirical"), "D* measured" + (f" ({cr['roof']} roof)" if cr.get("roof") else ""),
+              "black", "-"),
+             ("D_book", cr.get("D_book"), "D* book, the prediction (link W, alpha, g; per-point C)", "tab:brown", "-."),
+             ("D_roofline", roofline.get("D"), "D* roofline (C_peak, M, floor; book T_comm)", "tab:gray", ":")]
+    for key, v, label, color, ls in marks:
         if v:
             ax.axvline(v, color=color, ls=ls, lw=1.3, label=f"{label} = {v:.0f}")
     ax.set_xscale("log", base=2)
@@ -89,7 +119,7 @@ def main():
              f"{st['collective']} {st['impl']}")
     ax.set_title("compute vs communication: " + title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
 
     # Roofline panel.
     I = [p["intensity"] for p in pts]
@@ -117,7 +147,7 @@ def main():
             rf.annotate(f"D={d}", (x, y), textcoords="offset points", xytext=(3, -10), fontsize=7)
         rf.set_xscale("log", base=2)
         rf.set_yscale("log")
-        rf.legend(fontsize=8, loc="upper left")
+        rf.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     else:
         rf.text(0.5, 0.5, "one rank: no communication, no inter-chip roofline", ha="center", transform=rf.transAxes)
     unit = "D/((N-1)s)" if st["collective"] == "all_reduce" else "2D/((N-1)s)"
