@@ -303,8 +303,10 @@ class CollCommand final : public Command {
       for (std::size_t i = 0; i < p.sizes.size(); ++i) show(i);
     }
     const CollStability stable = assess_coll_stability(all);
-    for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i)
+    for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i) {
       doc["results"][i]["stability"] = stability_json(stable.rows[i]);
+      doc["results"][i]["time_us_ci95"] = {stable.intervals[i].low * 1e6, stable.intervals[i].high * 1e6};
+    }
     doc["stability"] = {{"rounds", rounds}, {"run", stability_json(stable.run)},
                         {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
     console.stability(all, stable, rounds);

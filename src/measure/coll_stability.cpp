@@ -18,6 +18,13 @@ CollStability assess_coll_stability(const std::vector<CollRecord>& records, doub
     std::vector<stability::TimedWindow> row;
     stability::append_windows(row, r.time, r.bytes, out.origin_s);
     out.rows.push_back(stability::assess(row, ratio));
+    stability::MedianInterval ci = stability::median_interval(r.time);
+    if (out.rows.back().verdict == stability::Verdict::Unstable)
+      for (const auto& state : out.rows.back().states) {
+        ci.low = std::min(ci.low, state.median);
+        ci.high = std::max(ci.high, state.median);
+      }
+    out.intervals.push_back(ci);
     if (r.time.median > 0) stability::append_windows(run, r.time, r.bytes, out.origin_s, r.time.median);
   }
   out.run = stability::assess(run, ratio);

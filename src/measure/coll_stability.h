@@ -8,12 +8,17 @@
 #include <vector>
 
 #include "measure/coll_records.h"
+#include "stability/median_interval.h"
 #include "stability/stability.h"
 
 namespace shardroof {
 
 struct CollStability {
   std::vector<stability::Stability> rows;  // one per record, in the records' order
+  // Each row's median time with its 95% interval: a bootstrap over its
+  // rounds and their samples, widened to every state of an unstable row
+  // (what the next launch may see).
+  std::vector<stability::MedianInterval> intervals;
   stability::Stability run;                // every row over its own median, in time order
   double origin_s = 0;                     // the run's first stamp: times are seconds since it
 };

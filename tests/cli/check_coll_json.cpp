@@ -222,6 +222,10 @@ int main(int argc, char** argv) {
         fail(where, "stability levels hold " + std::to_string(held) + " samples, not the row's " + std::to_string(iters));
       if (st["verdict"] == "unstable" && st["levels"].size() < 2) fail(where, "unstable with one level");
     }
+    // The median's 95% interval holds the median.
+    if (!r.contains("time_us_ci95") || !r["time_us_ci95"].is_array() || r["time_us_ci95"].size() != 2 ||
+        !(r["time_us_ci95"][0].get<double>() <= med && med <= r["time_us_ci95"][1].get<double>()))
+      fail(where, "time_us_ci95 missing or not around the median");
     // algbw = S / t with t in seconds, in GB/s of 1e9 bytes = bytes / time_us * 1e-3.
     const double algbw = static_cast<double>(bytes) / med * 1e-3;
     const double got_alg = r["algbw_GBps"], got_bus = r["busbw_GBps"];

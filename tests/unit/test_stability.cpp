@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stability/change_points.h"
+#include "stability/median_interval.h"
 #include "stability/stability.h"
 
 namespace shardroof::stability {
@@ -150,6 +151,32 @@ TEST(Stability, TooFewSamplesSaySo) {
   const Stability s = assess(windows(2, 1e-3, 0, 1, 5), 1.22);
   EXPECT_EQ(s.verdict, Verdict::TooFew);
   EXPECT_EQ(assess({}, 1.22).verdict, Verdict::TooFew);
+}
+
+TimeStats rounds_of(const std::vector<double>& levels, int per_round) {
+  std::vector<double> all;
+  std::vector<std::size_t> windows;
+  for (const double l : levels) {
+    for (int i = 0; i < per_round; ++i) all.push_back(l * (1 + 0.001 * i));
+    windows.push_back(static_cast<std::size_t>(per_round));
+  }
+  TimeStats t = summarize(all);
+  t.windows = windows;
+  return t;
+}
+
+TEST(MedianInterval, RoundsThatAgreeGiveATightIntervalAndRoundsThatDisagreeAWideOne) {
+  const TimeStats same = rounds_of({1.0, 1.0, 1.0, 1.0, 1.0}, 20);
+  const MedianInterval tight = median_interval(same);
+  EXPECT_LE(tight.low, same.median);
+  EXPECT_GE(tight.high, same.median);
+  EXPECT_LT(tight.high / tight.low, 1.03);
+  // Three rounds at 1, two at 3: a bootstrap over the rounds sees either.
+  const TimeStats split = rounds_of({1.0, 3.0, 1.0, 3.0, 1.0}, 20);
+  const MedianInterval wide = median_interval(split);
+  EXPECT_LT(wide.low, 1.05);
+  EXPECT_GT(wide.high, 2.9);
+  EXPECT_EQ(median_interval(TimeStats{}).high, 0);
 }
 
 }  // namespace
