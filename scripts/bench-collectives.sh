@@ -78,7 +78,9 @@ run() {  # run NP COLLECTIVE RANGE IMPLS ARGS...
   shift 4
   local json="$OUT/np$np-$coll-$range.json"
   echo "bench-collectives: $np ranks, $coll, $range -> $json" >&2
-  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl "$impls" \
+  # One pass of its own design (its iterations are its passes); coll's
+  # rounds would repeat them.
+  mpirun -np "$np" "${mpi_flags[@]}" "$bin" coll --collective "$coll" --impl "$impls" --rounds 1 --min-span-s 0 \
     --datatype "$DATATYPE" --timing "$TIMING" "${tuning[@]}" --json "$json" --force "$@" > "$OUT/np$np-$coll-$range.txt"
 }
 

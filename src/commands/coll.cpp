@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <fstream>
@@ -34,6 +35,7 @@
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
+#include "util/mpi_session.h"
 #include "util/node.h"
 #include "util/topology.h"
 #include "util/watchdog.h"
@@ -57,6 +59,7 @@ struct CollFlags {
   std::string segment_bytes = "auto";
   std::string timing_mode = "per-iteration";
   std::string rounds = "auto";
+  std::string min_span_s = "10";
   int batch = 20;
   int root = 0;
   int ranks_per_node = 0;
@@ -131,6 +134,10 @@ class CollCommand final : public Command {
                                "over time and every size is tested for a change of state; auto: {} ({} with "
                                "--tune-to)",
                                kDefaultRounds, 1))
+        ->capture_default_str();
+    app.add_option("--min-span-s", f_.min_span_s,
+                   "More rounds than --rounds until the rounds spread over at least this many seconds (one short "
+                   "window is one sample of the machine's state); 0: exactly --rounds (with --tune-to: 0)")
         ->capture_default_str();
     app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
     add_ranks_per_node_flag(app, f_.ranks_per_node);
@@ -233,7 +240,19 @@ class CollCommand final : public Command {
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
     const int rounds = f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds);
-    const std::size_t steps = kinds.size() * plan.sizes.size() * static_cast<std::size_t>(rounds);
+    const double min_span_s = f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0;
+    // Progress counts the sizes whose last round has run: an interruption
+    // in an earlier round leaves every size measured so far in the file,
+    // each with the rounds it had, and none finished.
+    const std::size_t total_sizes = kinds.size() * plan.sizes.size();
+    std::size_t sizes_done = 0;
+    nlohmann::json shown_results = nlohmann::json::array();
+    const auto run_clock = std::chrono::steady_clock::now();
+    int rounds_done = 0;  // the most rounds any collective took
+    const auto elapsed_s = [&] {
+      return max_over_ranks(ctx.mpi.world(),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count());
+    };
     for (std::size_t k = 0; k < kinds.size() && !out.stopped(); ++k) {
       CollPlan p = plan;
       p.kind = kinds[k];
@@ -262,13 +281,32 @@ class CollCommand final : public Command {
         for (std::size_t j = 0; j + 1 < recs.size(); j += 2) console.row(recs[j], recs[j + 1]);
         console.stragglers(recs);
         for (const auto& r : recs) {
-          doc["results"].push_back(to_json(r, rank_hosts));
+          shown_results.push_back(to_json(r, rank_hosts));
           all.push_back(r);
           mine.push_back(r);
         }
         if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
       };
-      for (int round = 0; round < rounds && !out.stopped(); ++round) {
+      // The file: the rows shown so far, and every size measured since, as
+      // its rounds so far have it.
+      const auto publish = [&] {
+        nlohmann::json results = shown_results;
+        for (std::size_t i = 0; i < by_size.size(); ++i)
+          if (!shown[i])
+            for (const auto& r : by_size[i]) results.push_back(to_json(r, rank_hosts));
+        doc["results"] = std::move(results);
+        out.publish(sizes_done, total_sizes);
+      };
+      // A round is the last once --rounds are done and the rounds, with
+      // this one (as long as the one before), span --min-span-s; every
+      // rank decides on the slowest rank's clock.
+      const double kind_start_s = elapsed_s();
+      double last_round_s = 0;
+      int done_rounds = 0;
+      bool last = rounds == 1 && min_span_s <= 0;
+      for (int round = 0; round == 0 || (!last && !out.stopped()); ++round) {
+        const double round_start_s = elapsed_s();
+        last = round + 1 >= rounds && round_start_s - kind_start_s + last_round_s >= min_span_s;
         for (std::size_t i = 0; i < p.sizes.size(); ++i) {
           const auto bytes = p.sizes[i];
           const auto rankings = rank_sizes(mine);
@@ -281,35 +319,42 @@ class CollCommand final : public Command {
             impls_text += to_string(impl);
           }
           WatchdogScope watched(fmt::format("{} {} {}{}", coll::to_string(p.kind), impls_text, format_bytes(bytes),
-                                            rounds > 1 ? fmt::format(", round {} of {}", round + 1, rounds) : ""));
+                                            last && round == 0 ? "" : fmt::format(", round {}", round + 1)));
           // The trace holds the last round's last timed iteration of each row.
           auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes,
-                                          round + 1 == rounds ? recorder : nullptr);
+                                          last ? recorder : nullptr);
           if (round == 0) {
             by_size[i] = std::move(recs);
           } else {
             for (std::size_t j = 0; j < recs.size() && j < by_size[i].size(); ++j)
               merge_coll_record(by_size[i][j], recs[j], ctx.mpi.size());
           }
-          if (round + 1 == rounds) show(i);
-          ++steps_done;
-          // Each finished size reaches the file, so a run that dies keeps it.
-          out.publish(steps_done, steps);
+          if (last) {
+            show(i);
+            ++sizes_done;
+          }
+          // Each measured size reaches the file, so a run that dies keeps it.
+          publish();
           // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
-          if (out.stop_requested(steps_done)) break;
+          if (out.stop_requested(++steps_done)) break;
         }
+        last_round_s = elapsed_s() - round_start_s;
+        done_rounds = round + 1;
       }
+      rounds_done = std::max(rounds_done, done_rounds);
       // Interrupted: what earlier rounds measured is kept.
       for (std::size_t i = 0; i < p.sizes.size(); ++i) show(i);
+      doc["results"] = shown_results;
     }
     const CollStability stable = assess_coll_stability(all);
     for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i) {
       doc["results"][i]["stability"] = stability_json(stable.rows[i]);
       doc["results"][i]["time_us_ci95"] = {stable.intervals[i].low * 1e6, stable.intervals[i].high * 1e6};
     }
-    doc["stability"] = {{"rounds", rounds}, {"run", stability_json(stable.run)},
+    doc["stability"] = {{"rounds", rounds_done}, {"min_rounds", rounds}, {"min_span_s", min_span_s},
+                        {"run", stability_json(stable.run)},
                         {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
-    console.stability(all, stable, rounds);
+    console.stability(all, stable, rounds_done);
     console.footer(all);
     if (!f_.tune.empty() && !out.stopped()) {
       const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
@@ -358,6 +403,8 @@ class CollCommand final : public Command {
     if (step == 0 && !(factor > 1) && lo != hi)
       throw_usage("--stepfactor: {} never grows the size (needs > 1, or use --stepbytes)", f_.stepfactor);
     plan.sizes = coll_sizes(lo, hi, factor > 1 ? factor : 2, step, coll::size_of(plan.type));
+    if (!(parse_number(f_.min_span_s, "--min-span-s") >= 0))
+      throw_usage("--min-span-s: must be 0 or more seconds, got '{}'", f_.min_span_s);
     if (f_.rounds != "auto") {
       const int rounds = parse_rounds(f_.rounds);
       if (!f_.tune.empty() && rounds != 1)
@@ -673,6 +720,7 @@ class CollCommand final : public Command {
     std::vector<std::string> names;
     for (const auto k : kinds) names.emplace_back(coll::to_string(k));
     nlohmann::json s = {{"rounds", f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds)},
+                        {"min_span_s", f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0},
                         {"collective", coll::to_string(plan.kind)},
                         {"datatype", coll::to_string(plan.type)},
                         {"op", coll::to_string(plan.op)},

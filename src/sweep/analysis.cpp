@@ -198,7 +198,11 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     add_states(a.stability.t_comm, "t_comm", false);
     add_states(a.stability.t_math, "t_math", true);
     // The interval holds the crossover of every state (0 below: a state
-    // where none exists).
+    // where none exists). Without a crossing (below the floor) it runs
+    // from 0 to the largest state's crossing, where a state has one.
+    if (!a.interval && a.no_crossover)
+      for (const auto& x : a.stability.states)
+        if (x.crossing.D) a.interval = Interval{0, 0};
     if (a.interval)
       for (const auto& x : a.stability.states) {
         if (x.crossing.below_floor) a.interval->low = 0;

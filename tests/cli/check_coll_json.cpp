@@ -137,8 +137,12 @@ int main(int argc, char** argv) {
               "settings")) {
     const auto& st = doc["settings"];
     if (st["collective"] != collective) fail("settings.collective", st["collective"].dump());
-    // Each row aggregates its rounds (passes over the sizes).
-    const std::size_t rounds = st.contains("rounds") ? st["rounds"].get<std::size_t>() : 1;
+    // Each row aggregates its rounds (passes over the sizes): as many as the
+    // run took (at least settings.rounds; more to span --min-span-s).
+    const std::size_t rounds = doc.contains("stability") && doc["stability"].contains("rounds")
+                                   ? doc["stability"]["rounds"].get<std::size_t>()
+                                   : st.contains("rounds") ? st["rounds"].get<std::size_t>() : 1;
+    if (st.contains("rounds") && rounds < st["rounds"].get<std::size_t>()) fail("stability.rounds", "fewer than settings.rounds");
     iters = st["iters"].get<std::size_t>() * rounds;
     const std::string note = doc["aggregation"].is_string() ? doc["aggregation"].get<std::string>() : "";
     if (st["timing"] == "batched") {

@@ -3,7 +3,7 @@
 # longer replace its results file) must end the whole job within seconds with
 # one message naming that rank and a non-zero status, not hang the others.
 . "$(dirname "$0")/lib.sh"
-start_ranks coll -b 64K -e 64M -f 2 -n 20 -w 1 --json k.json
+start_ranks coll -b 64K -e 64M -f 2 -n 20 -w 1 --min-span-s 0 --json k.json
 wait_for 120 test -s k.json || fail "no size finished"
 # The next atomic rename onto a directory fails, on rank 0 only. Rank 0 may
 # rename a fresh k.json into place between the rm and the mkdir: try again.

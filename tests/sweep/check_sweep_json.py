@@ -227,7 +227,9 @@ def main():
             mine = math.exp(math.log(D[i]) + frac * (math.log(D[i + 1]) - math.log(D[i])))
             break
     if mine is None:
-        if cr["D_empirical"] is not None or cr["D_empirical_ci"] is not None:
+        states_cross = any(x["D"] is not None for x in (doc.get("stability") or {}).get("crossover_per_state", []))
+        if cr["D_empirical"] is not None or (cr["D_empirical_ci"] is not None and
+                                             not (cr.get("no_crossover") and states_cross)):
             fail("D_empirical or its interval reported but the points do not bracket a crossing")
         if n > 1 and len(pts) > 0 and cr["kind"] not in ("above_range", "below_range", "only_downward", "tied"):
             fail(f"not bracketed, but kind {cr['kind']}")
