@@ -97,12 +97,10 @@ RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& 
   // Everything is made before anything is timed.
   auto send = memory.allocate(max_bytes + 1);
   auto recv = memory.allocate(max_bytes + 1);
-  {
-    std::vector<unsigned char> host(max_bytes + 1);
-    for (std::size_t i = 0; i < host.size(); ++i) host[i] = pattern_byte(i, rank);
-    memory.copy(send->data(), host.data(), max_bytes);
-    memory.synchronize();
-  }
+  std::vector<unsigned char> pattern(max_bytes + 1);
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = pattern_byte(i, rank);
+  memory.copy(send->data(), pattern.data(), max_bytes);
+  memory.synchronize();
   // [size * iters + iteration]: seconds from the call's start to this
   // rank's send (receive) completing, averaged over a batch's calls.
   std::vector<double> send_done(nsizes * iters, 0.0);
@@ -130,10 +128,17 @@ RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& 
       }
     });
   }
+  std::vector<IterationFn> prepares;
+  if (plan.fresh_send)
+    for (std::size_t k = 0; k < nsizes; ++k)
+      prepares.push_back([&, bytes = plan.sizes[k]](int) {
+        memory.copy(send->data(), pattern.data(), bytes);
+        memory.synchronize();
+      });
   HostClock clock;
   RingProbeResult out;
   out.bytes = plan.sizes;
-  out.step_time = measure_interleaved(comm, plan.timing, clock, ops);
+  out.step_time = measure_interleaved(comm, plan.timing, clock, ops, prepares);
 
   // The last message of the last iteration left the left neighbour's bytes
   // at the start of recv.

@@ -43,6 +43,11 @@ struct RingProbePlan {
   int tag = 0x5300;  // away from the collectives' tags
   int shift = 1;      // send to rank + shift, receive from rank - shift (mod N); 1 <= shift < N, or N = 1
   bool check = true;  // check the received bytes after timing
+  // Before each iteration (untimed) every rank rewrites the bytes it will
+  // send, so that it sends freshly written data as a ring step does (the
+  // block its reduction has just written, still in its cache); without it
+  // the probe sends bytes written once, long ago.
+  bool fresh_send = false;
 };
 
 // Collective over `comm`, whose ranks are the transport's (same order).
