@@ -60,7 +60,11 @@ nlohmann::json stability_json(const stability::Stability& s) {
                       {"samples", l.samples},
                       {"labels", l.labels}});
   nlohmann::json states = nlohmann::json::array();
-  for (const auto& st : s.states) states.push_back({{"median", st.median}, {"samples", st.samples}, {"share", st.share}});
+  for (const auto& st : s.states) {
+    nlohmann::json spans = nlohmann::json::array();
+    for (const auto& [b, e] : st.spans) spans.push_back({b, e});
+    states.push_back({{"median", st.median}, {"samples", st.samples}, {"share", st.share}, {"spans_s", spans}});
+  }
   return {{"verdict", stability::to_string(s.verdict)},
           {"levels", levels},
           {"states", states},

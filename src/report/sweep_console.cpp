@@ -231,6 +231,11 @@ std::string states_line(const sweep::SweepAnalysis& a) {
                                                    x.crossing.extrapolated ? " (extrapolated)" : "")
                                      : std::string("-");
       const bool comm = quantity == std::string("t_comm");
+      if (x.book_t_comm_s && x.book_crossing)
+        d += fmt::format(" (book in this state: T_comm {:.3f} ms, D* {})", *x.book_t_comm_s * 1e3,
+                         x.book_crossing->below_floor ? std::string("none")
+                         : x.book_crossing->D         ? sweep_text::d(*x.book_crossing->D)
+                                                      : std::string("-"));
       part += fmt::format("{}{} ({:.0f}% of samples): {}", part.empty() ? "" : "; ",
                           comm ? fmt::format("T_comm {:.3f} ms", x.level_s * 1e3)
                                : fmt::format("T_math at {:.2f}x each point's median", x.level_s),

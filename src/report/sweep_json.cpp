@@ -301,7 +301,9 @@ nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a) {
                       {"share", x.share},
                       {"D", optional_json(x.crossing.D)},
                       {"extrapolated", x.crossing.extrapolated},
-                      {"below_floor", x.crossing.below_floor}});
+                      {"below_floor", x.crossing.below_floor},
+                      {"book_t_comm_s", optional_json(x.book_t_comm_s)},
+                      {"book_D", x.book_crossing ? optional_json(x.book_crossing->D) : nlohmann::json(nullptr)}});
   nlohmann::json ceilings = nlohmann::json::object();
   for (const auto& [name, st] : a.stability.ceilings) ceilings[name] = stability_json(st);
   return {{"verdict", a.stability.unstable() ? "unstable" : "stable"},

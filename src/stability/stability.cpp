@@ -38,6 +38,12 @@ double ratio(double a, double b) { return a > b ? a / b : b / a; }
 
 }  // namespace
 
+bool State::holds(double t_s) const {
+  for (const auto& [begin, end] : spans)
+    if (t_s >= begin && t_s <= end) return true;
+  return false;
+}
+
 std::string to_string(Verdict v) {
   switch (v) {
     case Verdict::TooFew: return "too_few";
@@ -153,6 +159,9 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
       for (std::size_t b = runs[i].first; b <= runs[i].last; ++b)
         all.insert(all.end(), blocks[b].samples.begin(), blocks[b].samples.end());
     State s;
+    for (const std::size_t i : g)
+      s.spans.emplace_back(blocks[runs[i].first].stamps.front(), blocks[runs[i].last].stamps.back());
+    std::sort(s.spans.begin(), s.spans.end());
     s.samples = all.size();
     s.median = median_of(std::move(all));
     s.share = static_cast<double>(s.samples) / static_cast<double>(out.samples);

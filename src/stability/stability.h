@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stability/change_points.h"
@@ -61,6 +62,10 @@ struct State {
   double median = 0;
   std::size_t samples = 0;
   double share = 0;  // of all samples
+  // When the machine was in it: each of its levels' first and last stamp.
+  std::vector<std::pair<double, double>> spans;
+  // Whether `t_s` lies in one of the spans.
+  bool holds(double t_s) const;
 };
 
 enum class Verdict {

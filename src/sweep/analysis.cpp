@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "link/alpha_beta_fit.h"
 #include "sweep/ceilings.h"
 #include "timing/stats.h"
 #include "util/units.h"
@@ -38,6 +39,40 @@ model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ce
   return f;
 }
 
+
+namespace {
+
+// The samples of `t` whose stamps (seconds since `origin`) fall in `state`.
+std::vector<double> samples_in(const TimeStats& t, double origin, const stability::State& state) {
+  std::vector<double> out;
+  if (t.stamps.size() != t.samples.size()) return out;
+  for (std::size_t i = 0; i < t.samples.size(); ++i)
+    if (state.holds(t.stamps[i] - origin)) out.push_back(t.samples[i]);
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> book_t_comm_in_state(const model::Shape& shape, const RunCeilings& ceilings,
+                                           const model::Ceilings& book, const stability::State& state) {
+  if (!ceilings.link.probe) return std::nullopt;
+  const auto& probe = *ceilings.link.probe;
+  std::vector<double> medians;
+  for (const auto& t : probe.step_time) {
+    std::vector<double> in = samples_in(t, ceilings.origin_s, state);
+    if (in.empty()) return std::nullopt;
+    medians.push_back(summarize(std::move(in)).median);
+  }
+  const link::AlphaBetaFit fit = link::fit_alpha_beta(probe.bytes, medians);
+  if (!fit.valid) return std::nullopt;
+  model::Ceilings c = book;
+  c.link_bytes_per_s = fit.W_bytes_per_s;
+  c.latency_s = fit.alpha_s;
+  std::vector<double> g = samples_in(ceilings.reduce.time, ceilings.origin_s, state);
+  if (!g.empty() && ceilings.reduce.count > 0)
+    c.reduce_s_per_elem = summarize(std::move(g)).median / static_cast<double>(ceilings.reduce.count);
+  return model::t_comm(shape, c);
+}
 
 RunStability assess_stability(const RunCeilings& ceilings, const std::vector<PointRecord>& points, double target) {
   RunStability out;
@@ -191,6 +226,10 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
           x.crossing = crossing_of_level(D, scaled, a.t_comm_measured_s, first_is_floor);
         } else {
           x.crossing = crossing_of_level(D, tm, state.median, first_is_floor);
+          if (const auto book = book_t_comm_in_state(a.shape, ceilings, a.book, state)) {
+            x.book_t_comm_s = *book;
+            x.book_crossing = crossing_of_level(D, tm, *book, first_is_floor);
+          }
         }
         a.stability.states.push_back(x);
       }

@@ -108,6 +108,11 @@ struct StateCrossover {
   double level_s = 0;    // the state's median: T_comm in seconds, or T_math's ratio to each point's median
   double share = 0;      // of that quantity's samples
   LevelCrossing crossing;
+  // With T_comm's states: the book's prediction in the same state, from the
+  // ring probe's and the reduction's samples taken while the machine was
+  // in it (none where the probe has no sample of every size there).
+  std::optional<double> book_t_comm_s;
+  std::optional<LevelCrossing> book_crossing;
 };
 
 struct RunStability {
@@ -210,6 +215,13 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
 // every point's), the reference GEMM's rounds; stamps as seconds since
 // ceilings.origin_s.
 RunStability assess_stability(const RunCeilings& ceilings, const std::vector<PointRecord>& points, double target);
+
+// The book's T_comm while the machine was in `state` (a state of T_comm):
+// the ring probe's W and alpha fitted again to its samples taken in that
+// state's spans, and g from the reduction's samples there. Empty where a
+// probe size has no sample in it, or without a probe.
+std::optional<double> book_t_comm_in_state(const model::Shape& shape, const RunCeilings& ceilings,
+                                           const model::Ceilings& book, const stability::State& state);
 
 // The measured floor (T_math at a shard of one column) and its cause.
 model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ceilings);

@@ -214,6 +214,38 @@ TEST(SweepAnalysis, CPeakIsTheReferenceGemmsFastestState) {
   EXPECT_DOUBLE_EQ(a.book.flops_per_s, a.C_peak);
 }
 
+// The book in one state of the machine: the ring probe's samples taken
+// while the machine was in it. The probe moved its 1 MiB and 2 MiB steps at
+// 1e9 B/s for 10 s, then at 0.5e9 B/s: in the second state the book's W is
+// the slower one, and T_comm = S/W doubles.
+TEST(SweepAnalysis, TheBooksTCommInAStateComesFromTheProbesSamplesInIt) {
+  RunCeilings c = ceilings(kTcomm);
+  c.origin_s = 100;
+  link::RingProbeResult probe;
+  probe.bytes = {1u << 20, 2u << 20};
+  for (const double bytes : {1048576.0, 2097152.0}) {
+    std::vector<double> samples, stamps;
+    for (int i = 0; i < 20; ++i) {
+      samples.push_back(bytes / (i < 10 ? 1e9 : 0.5e9));
+      stamps.push_back(100 + i);
+    }
+    TimeStats t = summarize(samples);
+    t.stamps = stamps;
+    probe.step_time.push_back(t);
+  }
+  c.link.probe = probe;
+  model::Ceilings book;
+  book.flops_per_s = 1e11;
+  stability::State slow;
+  slow.spans = {{10, 19}};
+  const auto t = book_t_comm_in_state(model_shape(plan_2x1024(), 2), c, book, slow);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_NEAR(*t, kS / 0.5e9, 1e-9);  // 2(N-1)/N * S / W on 2 ranks
+  stability::State never;
+  never.spans = {{50, 60}};
+  EXPECT_FALSE(book_t_comm_in_state(model_shape(plan_2x1024(), 2), c, book, never).has_value());
+}
+
 // ---- the summary a user reads ----------------------------------------
 
 std::string summary(const std::vector<PointRecord>& points, int ranks = 2) {
