@@ -46,7 +46,7 @@
 # TCP payload reaches about 0.96 of the tbf rate. Rates stay at or below
 # 1 Gbit/s: a small busy CPU machine cannot drive TCP much faster. The
 # sweep's budget is SHARDROOF_EMULATE_BUDGET_S seconds per configuration
-# (default 75, 100 on 4 ranks: enough for the rounds to spread over 30 s
+# (default 90, 100 on 4 ranks: enough for the rounds to spread over 30 s
 # at 0.5 Gbit/s), the tbf queue SHARDROOF_EMULATE_TBF_LATENCY
 # (default 100ms). Records and summary.tsv land in --out.
 #
@@ -251,7 +251,7 @@ failures=0
 for cfg in $configs; do
   n="${cfg%%:*}"
   gbit="${cfg#*:}"
-  budget="${SHARDROOF_EMULATE_BUDGET_S:-$([[ "$n" -gt 2 ]] && echo 100 || echo 75)}"
+  budget="${SHARDROOF_EMULATE_BUDGET_S:-$([[ "$n" -gt 2 ]] && echo 100 || echo 90)}"
   tag="np${n}-${gbit}gbit"
   setup "$n" "$gbit"
   # Four ranks: a sample of three pairs (every link is shaped alike).
