@@ -202,9 +202,10 @@ std::string regime_line(const sweep::SweepAnalysis& a) {
     return std::isfinite(c.sensitivity) ? fmt::format("{:.0f}%", 10 * c.sensitivity) : std::string("an unbounded amount");
   };
   std::string s = fmt::format(
-      "D* falls on the GEMM's {} roof; slope of T_math there k = {:.2f} measured (model {:.2f}): a 10% change of "
+      "D* falls on the GEMM's {}; slope of T_math there k = {:.2f} measured (model {:.2f}): a 10% change of "
       "T_comm moves D* by about {}",
-      model::to_string(r.roof), r.measured.slope, r.model.slope, moves(r.measured));
+      r.on_floor ? fmt::format("floor ({})", model::to_string(r.roof)) : model::to_string(r.roof) + " roof",
+      r.measured.slope, r.model.slope, moves(r.measured));
   if (r.measured.ill_conditioned) {
     const double floor_ratio = a.floor.time_s > 0 ? a.t_comm_measured_s / a.floor.time_s : 0;
     s += fmt::format(

@@ -239,6 +239,7 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
                                        ? nlohmann::json(nullptr)
                                        : roof_crossover_json(a.roofs_measured)},
       {"roof", a.crossing_regime ? nlohmann::json(model::to_string(a.crossing_regime->roof)) : nlohmann::json(nullptr)},
+      {"on_floor", a.crossing_regime ? nlohmann::json(a.crossing_regime->on_floor) : nlohmann::json(nullptr)},
       {"conditioning", conditioning},
       {"no_crossover", no_crossover},
       {"D_empirical_ci_samples", interval_json(a.sample_interval)},

@@ -198,7 +198,9 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   if (a.empirical.D) {
     const std::size_t i = a.empirical.lower;
     CrossingRegime r;
-    r.roof = model::roofs_at(a.shape, a.book, a.floor, *a.empirical.D).binding();
+    const model::Roofs roofs = model::roofs_at(a.shape, a.book, a.floor, *a.empirical.D);
+    r.roof = roofs.binding();
+    r.on_floor = roofs.floor_s > std::max(roofs.compute_s, roofs.memory_s);
     r.measured = model::conditioning_of(std::log(tm[i + 1] / tm[i]) / std::log(D[i + 1] / D[i]));
     r.model = model::conditioning_of(model::model_slope(a.shape, a.book, a.floor, *a.empirical.D));
     a.crossing_regime = r;

@@ -147,6 +147,7 @@ struct NoCrossover {
 // The empirical crossing's roof and conditioning.
 struct CrossingRegime {
   model::Roof roof = model::Roof::Compute;  // the GEMM's binding roof at D*
+  bool on_floor = false;                    // that roof is the floor (named by its cause)
   model::Conditioning measured;  // slope of the measured T_math between the two points around D*
   model::Conditioning model;     // slope of the roof model at D*
 };
