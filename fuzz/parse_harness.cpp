@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/ceiling_flags.h"
 #include "cli/config_file.h"
 #include "cli/values.h"
 #include "model/checked_prediction.h"
@@ -49,7 +50,7 @@ void model_flags(const std::string& text) {
   if (!f[8].empty())
     for (const auto d : parse_int_list(f[8], "--D")) D.push_back(static_cast<double>(d));
   model::Ceilings c;
-  (void)model::apply_ceiling_flags({f[0], f[1], f[2], f[3], f[4]}, c);
+  (void)apply_ceiling_flags({f[0], f[1], f[2], f[3], f[4]}, c);
   const model::Prediction p = model::checked_predict(shape, c, D);
   check(std::isfinite(p.d_star) && p.d_star >= 0 && p.d_star <= model::kMaxD, "D* not finite or beyond 2^53", text);
   check(std::isfinite(p.d_star_memory) && p.d_star_memory >= 0, "memory-roof D* not finite", text);

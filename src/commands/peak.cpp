@@ -18,6 +18,7 @@
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
+#include "report/peak_report.h"
 #include "sweep/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
@@ -117,14 +118,11 @@ class PeakCommand final : public Command {
     mine["ranks"] = node_comm.size();
     mine["gemm"] = nlohmann::json::array();
 
-    out.begin_document(
-        {{"ranks", ctx.mpi.size()},
-         {"settings",
-          {{"datatypes", f_.datatypes}, {"size", plan.size}, {"k", plan.k},
-           {"memory_bytes_per_array", plan.memory_elements * sizeof(double)},
-           {"reduce_elements", plan.reduce_elements}, {"backend", backend->describe()}, {"threads", plan.threads},
-           {"warmup", plan.timing.warmup}, {"iters", plan.timing.iters}}},
-         {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
+    out.begin_document({{"ranks", ctx.mpi.size()},
+                        {"settings", peak_settings_json(f_.datatypes, {plan.types, plan.size, plan.k, backend->describe()},
+                                                        plan.memory_elements, plan.reduce_elements, plan.threads,
+                                                        plan.timing)},
+                        {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, {}, doc);
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
@@ -146,23 +144,15 @@ class PeakCommand final : public Command {
       // Each measurement names the step in a watchdog message.
       std::optional<WatchdogScope> step(std::in_place, fmt::format("{} GEMM {}^3", coll::to_string(type), plan.size));
       const auto big = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
-      nlohmann::json rec = {{"datatype", coll::to_string(type)},
-                            {"arithmetic", backend->arithmetic(type)},
-                            {"m", big.m}, {"n", big.n}, {"k", big.k},
-                            {"flops_per_s", big.flops_per_s},
-                            {"node_flops_per_s", node_sum(node, big.flops_per_s)},
-                            {"time_s", {{"median", big.time.median}, {"min", big.time.min}, {"max", big.time.max}}}};
-      rec["thin"] = nlohmann::json::array();
+      PeakGemm rec{type, backend->arithmetic(type), big, node_sum(node, big.flops_per_s), {}};
       for (const auto k : plan.k) {
         ctx.progress << fmt::format("peak: {} GEMM {}x{}x{}\n", coll::to_string(type), plan.size, plan.size, k)
                      << std::flush;
         step.emplace(fmt::format("{} GEMM {}x{}x{}", coll::to_string(type), plan.size, plan.size, k));
         const auto thin = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
-        rec["thin"].push_back({{"k", k},
-                               {"flops_per_s", thin.flops_per_s},
-                               {"time_s", {{"median", thin.time.median}, {"min", thin.time.min}, {"max", thin.time.max}}}});
+        rec.thin.push_back(thin);
       }
-      mine["gemm"].push_back(rec);
+      mine["gemm"].push_back(peak_gemm_json(rec));
       step.reset();
       ++steps_done;
       publish();
@@ -176,13 +166,8 @@ class PeakCommand final : public Command {
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
     const auto mem = sweep::measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
-    mine["memory"] = {{"space", memory_space_name(*backend)},
-                      {"bytes_per_array", mem.elements * sizeof(double)},
-                      {"copy_bytes_per_s", mem.copy_bytes_per_s},
-                      {"triad_bytes_per_s", mem.triad_bytes_per_s},
-                      {"node_copy_bytes_per_s", node_sum(node, mem.copy_bytes_per_s)},
-                      {"node_triad_bytes_per_s", node_sum(node, mem.triad_bytes_per_s)},
-                      {"min_rank_triad_bytes_per_s", node_min(node, mem.triad_bytes_per_s)}};
+    mine["memory"] = peak_memory_json({memory_space_name(*backend), mem, node_sum(node, mem.copy_bytes_per_s),
+                                       node_sum(node, mem.triad_bytes_per_s), node_min(node, mem.triad_bytes_per_s)});
     mine["reduction"] = nlohmann::json::array();
     for (const auto type : plan.types) {
       step.emplace(fmt::format("{} reduction", coll::to_string(type)));
@@ -191,16 +176,14 @@ class PeakCommand final : public Command {
       const std::size_t count =
           std::max<std::size_t>(plan.reduce_elements, sweep::kCacheMultiple * backend->cache_bytes() / coll::size_of(type));
       const auto red = sweep::measure_reduce_rate(*backend, node, type, count, plan.timing);
-      mine["reduction"].push_back({{"datatype", coll::to_string(type)},
-                                   {"elements", red.count},
-                                   {"s_per_element", red.s_per_elem}});
+      mine["reduction"].push_back(peak_reduction_json(red));
     }
     step.reset();
     ++steps_done;
     publish();
     gate.judge(doc);
     out.finish();
-    print(ctx.out, plan, doc["nodes"], backend->describe());
+    print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"]);
     gate.print();
     out.print_written_files();
     return gate.exit_status(out.exit_status());
@@ -250,54 +233,6 @@ class PeakCommand final : public Command {
     plan.threads = f_.compute.threads;
     plan.timing = timing_plan(f_.timing);
     return plan;
-  }
-
-  static void print(std::ostream& out, const PeakPlan& plan, const nlohmann::json& nodes, const std::string& backend) {
-    out << "# shardroof peak: local ceilings per node; " << backend << "\n";
-    out << "# every rank of a node measures at once; numbers are per rank (node = sum over its ranks)\n";
-    out << "# " << kAggregationNote << " (max over the ranks of one node)\n";
-    out << fmt::format("\n# GEMM, m = n = k = {} (GFLOP/s per rank)\n", plan.size);
-    out << fmt::format("{:>4} {:<20} {:>5}", "node", "host", "ranks");
-    for (const auto t : plan.types) out << fmt::format(" {:>10}", coll::to_string(t));
-    out << "\n";
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const auto& n = nodes[i];
-      out << fmt::format("{:>4} {:<20} {:>5}", i, n["host"].get<std::string>(), n["ranks"].get<int>());
-      for (const auto& g : n["gemm"]) out << fmt::format(" {:>10.2f}", g["flops_per_s"].get<double>() / 1e9);
-      out << "\n";
-    }
-    out << fmt::format("\n# GEMM across thin inner dimensions k, m = n = {} (GFLOP/s per rank)\n", plan.size);
-    out << fmt::format("{:>4} {:<9}", "node", "datatype");
-    for (const auto k : plan.k) out << fmt::format(" {:>9}", fmt::format("k={}", k));
-    out << "\n";
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      for (const auto& g : nodes[i]["gemm"]) {
-        out << fmt::format("{:>4} {:<9}", i, g["datatype"].get<std::string>());
-        for (const auto& t : g["thin"]) out << fmt::format(" {:>9.2f}", t["flops_per_s"].get<double>() / 1e9);
-        out << "\n";
-      }
-    }
-    out << "\n# memory bandwidth M (GB/s) and local reduction rate g (ns per element, dst = a + b)\n";
-    if (!nodes.empty()) {
-      const auto& m = nodes[0]["memory"];
-      out << fmt::format("# M in {}, {:.0f} MiB per array;", m["space"].get<std::string>(),
-                         m["bytes_per_array"].get<double>() / (1 << 20));
-      for (const auto& r : nodes[0]["reduction"])
-        out << fmt::format(" g {} on {} elements;", r["datatype"].get<std::string>(), r["elements"].get<std::size_t>());
-      out << " timed with the backend's clock\n";
-    }
-    out << fmt::format("{:>4} {:>10} {:>10} {:>12} {:>12}", "node", "copy/rank", "triad/rank", "copy/node",
-                       "triad/node");
-    for (const auto t : plan.types) out << fmt::format(" {:>10}", fmt::format("g {}", coll::to_string(t)));
-    out << "\n";
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const auto& m = nodes[i]["memory"];
-      out << fmt::format("{:>4} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}", i, m["copy_bytes_per_s"].get<double>() / 1e9,
-                         m["triad_bytes_per_s"].get<double>() / 1e9, m["node_copy_bytes_per_s"].get<double>() / 1e9,
-                         m["node_triad_bytes_per_s"].get<double>() / 1e9);
-      for (const auto& r : nodes[i]["reduction"]) out << fmt::format(" {:>10.3f}", r["s_per_element"].get<double>() * 1e9);
-      out << "\n";
-    }
   }
 
   PeakFlags f_;

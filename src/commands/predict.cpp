@@ -12,6 +12,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/ceiling_flags.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
@@ -200,7 +201,7 @@ class PredictCommand final : public Command {
     }
 
     model::Ceilings& c = plan.ceilings;
-    const model::CeilingFlags flags{f_.flops, f_.bw, f_.latency, f_.memory_bw, f_.reduce_rate};
+    const CeilingFlags flags{f_.flops, f_.bw, f_.latency, f_.memory_bw, f_.reduce_rate};
     if (!f_.hw.empty()) {
       plan.hw = model::load_hardware_preset(f_.hw);
       if (two_level) plan.two_level = two_level_plan(*plan.hw, plan.shape);
@@ -227,7 +228,7 @@ class PredictCommand final : public Command {
       if (f_.flops.empty() || f_.bw.empty())
         throw_usage("give --hw PRESET (see --list), or both --flops C and --bw W (with --latency a if known)");
     }
-    const auto given = model::apply_ceiling_flags(flags, c);
+    const auto given = apply_ceiling_flags(flags, c);
     // Only values that replaced a preset's are "overridden"; --reduce-rate has no preset value.
     if (plan.hw)
       for (const auto& flag : given)

@@ -1,5 +1,4 @@
-// The model's numeric inputs as a user gives them (`predict`'s flags), and
-// a prediction that refuses absurd numbers with a usage error instead of
+// A prediction that refuses absurd numbers with a usage error instead of
 // answering with infinities, a D list that never ends, or an allocation
 // failure. Pure (no MPI): `predict` and the fuzzer run the same code.
 #pragma once
@@ -15,19 +14,6 @@ namespace shardroof::model {
 // holds exactly (a matrix dimension is an integer; beyond this D/N and
 // ceil(D/N) lose their meaning).
 inline constexpr double kMaxD = 9007199254740992.0;
-
-// The ceiling flags' texts; empty = not given.
-struct CeilingFlags {
-  std::string flops;        // --flops C
-  std::string bw;           // --bw W
-  std::string latency;      // --latency a
-  std::string memory_bw;    // --memory-bw M
-  std::string reduce_rate;  // --reduce-rate 1/g
-};
-
-// Parses the given flags (UsageError on text that is not a finite number)
-// and writes them over `c`; returns the names of the flags given.
-std::vector<std::string> apply_ceiling_flags(const CeilingFlags& flags, Ceilings& c);
 
 // UsageError unless C and W are at least 1 per second, M is 0 (off) or at
 // least 1 byte/s, a and g are finite and 0 or more (g at most 1 s per

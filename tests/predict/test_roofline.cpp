@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/ceiling_flags.h"
 #include "model/checked_prediction.h"
 #include "model/roofline.h"
 #include "util/error.h"
@@ -241,9 +242,9 @@ TEST(CheckedPrediction, BadCeilingsAndDValuesNameTheirFlag) {
   EXPECT_NE(usage_message(sh, ceilings(1e12, 1e9, 0, 0, -1)).find("--memory-bw"), std::string::npos);
   EXPECT_NE(usage_message(sh, ceilings(1e12, 1e9), {64, 1e17}).find("--D: "), std::string::npos);
   Ceilings c;
-  EXPECT_THROW(apply_ceiling_flags({"1e12", "fast", "", "", ""}, c), UsageError);
-  EXPECT_THROW(apply_ceiling_flags({"", "", "", "", "-5"}, c), UsageError);
-  EXPECT_EQ(apply_ceiling_flags({"1e12", "1e9", "", "", "2e9"}, c),
+  EXPECT_THROW(shardroof::apply_ceiling_flags({"1e12", "fast", "", "", ""}, c), UsageError);
+  EXPECT_THROW(shardroof::apply_ceiling_flags({"", "", "", "", "-5"}, c), UsageError);
+  EXPECT_EQ(shardroof::apply_ceiling_flags({"1e12", "1e9", "", "", "2e9"}, c),
             (std::vector<std::string>{"--flops", "--bw", "--reduce-rate"}));
   EXPECT_EQ(c.flops_per_s, 1e12);
   EXPECT_EQ(c.reduce_s_per_elem, 0.5e-9);

@@ -1,6 +1,8 @@
 # Reporters only format plain records: nothing under src/report/ may reach,
 # directly or through the project's own headers, an MPI header, the MPI
 # session or agreement helpers, the CUDA or compute backend, or a runner.
+# The model is pure arithmetic: nothing under src/model/ may reach those,
+# nor the command line (cli/: flags and their parsing).
 # Usage: cmake -DSOURCE_DIR=<repository> -P check_report_includes.cmake
 cmake_minimum_required(VERSION 3.22)
 set(_forbidden "mpi\\.h$|util/mpi_session\\.h$|util/agreement\\.h$|^cuda/|^compute/|_runner\\.h$|^measure/tuner\\.h$|^measure/comm_setup\\.h$|^timing/timing\\.h$|cblas\\.h$|nccl\\.h$")
@@ -31,10 +33,17 @@ function(_walk file chain)
 endfunction()
 
 file(GLOB _reporters ${SOURCE_DIR}/src/report/*.h ${SOURCE_DIR}/src/report/*.cpp)
-if(NOT _reporters)
-  message(FATAL_ERROR "no files under ${SOURCE_DIR}/src/report")
+file(GLOB _model ${SOURCE_DIR}/src/model/*.h ${SOURCE_DIR}/src/model/*.cpp)
+if(NOT _reporters OR NOT _model)
+  message(FATAL_ERROR "no files under ${SOURCE_DIR}/src/report or src/model")
 endif()
 foreach(_file ${_reporters})
+  set_property(GLOBAL PROPERTY _seen "")
+  file(RELATIVE_PATH _rel ${SOURCE_DIR} ${_file})
+  _walk(${_file} "${_rel}")
+endforeach()
+set(_forbidden "${_forbidden}|^cli/")
+foreach(_file ${_model})
   set_property(GLOBAL PROPERTY _seen "")
   file(RELATIVE_PATH _rel ${SOURCE_DIR} ${_file})
   _walk(${_file} "${_rel}")
@@ -43,7 +52,8 @@ get_property(_found GLOBAL PROPERTY _found)
 if(_found)
   list(REMOVE_DUPLICATES _found)
   list(JOIN _found "\n  " _text)
-  message(FATAL_ERROR "reporters reach MPI, a backend or a runner:\n  ${_text}")
+  message(FATAL_ERROR "reporters or the model reach MPI, a backend, a runner (or, for the model, cli/):\n  ${_text}")
 endif()
 list(LENGTH _reporters _n)
-message(STATUS "${_n} files under src/report/ reach no MPI, backend or runner header")
+list(LENGTH _model _m)
+message(STATUS "${_n} files under src/report/ reach no MPI, backend or runner header; ${_m} under src/model/ none of those and no cli/")

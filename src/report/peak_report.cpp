@@ -1,0 +1,100 @@
+#include "report/peak_report.h"
+
+#include <fmt/format.h>
+
+#include "report/time_stats_json.h"
+
+namespace shardroof {
+
+nlohmann::json peak_settings_json(const std::string& datatypes, const PeakView& v, std::size_t memory_elements,
+                                  std::size_t reduce_elements, int threads, const TimingPlan& timing) {
+  return {{"datatypes", datatypes},
+          {"size", v.size},
+          {"k", v.k},
+          {"memory_bytes_per_array", memory_elements * sizeof(double)},
+          {"reduce_elements", reduce_elements},
+          {"backend", v.backend},
+          {"threads", threads},
+          {"warmup", timing.warmup},
+          {"iters", timing.iters}};
+}
+
+nlohmann::json peak_gemm_json(const PeakGemm& g) {
+  nlohmann::json thin = nlohmann::json::array();
+  for (const auto& t : g.thin)
+    thin.push_back({{"k", t.k}, {"flops_per_s", t.flops_per_s}, {"time_s", time_stats_json(t.time)}});
+  return {{"datatype", coll::to_string(g.type)},
+          {"arithmetic", g.arithmetic},
+          {"m", g.big.m},
+          {"n", g.big.n},
+          {"k", g.big.k},
+          {"flops_per_s", g.big.flops_per_s},
+          {"node_flops_per_s", g.node_flops_per_s},
+          {"time_s", time_stats_json(g.big.time)},
+          {"thin", thin}};
+}
+
+nlohmann::json peak_memory_json(const PeakMemory& m) {
+  return {{"space", m.space},
+          {"bytes_per_array", m.rate.elements * sizeof(double)},
+          {"copy_bytes_per_s", m.rate.copy_bytes_per_s},
+          {"triad_bytes_per_s", m.rate.triad_bytes_per_s},
+          {"node_copy_bytes_per_s", m.node_copy_bytes_per_s},
+          {"node_triad_bytes_per_s", m.node_triad_bytes_per_s},
+          {"min_rank_triad_bytes_per_s", m.min_rank_triad_bytes_per_s}};
+}
+
+nlohmann::json peak_reduction_json(const sweep::ReduceRate& r) {
+  return {{"datatype", coll::to_string(r.type)}, {"elements", r.count}, {"s_per_element", r.s_per_elem}};
+}
+
+void print_peak(std::ostream& out, const PeakView& plan, const nlohmann::json& nodes) {
+    out << "# shardroof peak: local ceilings per node; " << plan.backend << "\n";
+    out << "# every rank of a node measures at once; numbers are per rank (node = sum over its ranks)\n";
+    out << "# " << kAggregationNote << " (max over the ranks of one node)\n";
+    out << fmt::format("\n# GEMM, m = n = k = {} (GFLOP/s per rank)\n", plan.size);
+    out << fmt::format("{:>4} {:<20} {:>5}", "node", "host", "ranks");
+    for (const auto t : plan.types) out << fmt::format(" {:>10}", coll::to_string(t));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      out << fmt::format("{:>4} {:<20} {:>5}", i, n["host"].get<std::string>(), n["ranks"].get<int>());
+      for (const auto& g : n["gemm"]) out << fmt::format(" {:>10.2f}", g["flops_per_s"].get<double>() / 1e9);
+      out << "\n";
+    }
+    out << fmt::format("\n# GEMM across thin inner dimensions k, m = n = {} (GFLOP/s per rank)\n", plan.size);
+    out << fmt::format("{:>4} {:<9}", "node", "datatype");
+    for (const auto k : plan.k) out << fmt::format(" {:>9}", fmt::format("k={}", k));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& g : nodes[i]["gemm"]) {
+        out << fmt::format("{:>4} {:<9}", i, g["datatype"].get<std::string>());
+        for (const auto& t : g["thin"]) out << fmt::format(" {:>9.2f}", t["flops_per_s"].get<double>() / 1e9);
+        out << "\n";
+      }
+    }
+    out << "\n# memory bandwidth M (GB/s) and local reduction rate g (ns per element, dst = a + b)\n";
+    if (!nodes.empty()) {
+      const auto& m = nodes[0]["memory"];
+      out << fmt::format("# M in {}, {:.0f} MiB per array;", m["space"].get<std::string>(),
+                         m["bytes_per_array"].get<double>() / (1 << 20));
+      for (const auto& r : nodes[0]["reduction"])
+        out << fmt::format(" g {} on {} elements;", r["datatype"].get<std::string>(), r["elements"].get<std::size_t>());
+      out << " timed with the backend's clock\n";
+    }
+    out << fmt::format("{:>4} {:>10} {:>10} {:>12} {:>12}", "node", "copy/rank", "triad/rank", "copy/node",
+                       "triad/node");
+    for (const auto t : plan.types) out << fmt::format(" {:>10}", fmt::format("g {}", coll::to_string(t)));
+    out << "\n";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& m = nodes[i]["memory"];
+      out << fmt::format("{:>4} {:>10.2f} {:>10.2f} {:>12.2f} {:>12.2f}", i, m["copy_bytes_per_s"].get<double>() / 1e9,
+                         m["triad_bytes_per_s"].get<double>() / 1e9, m["node_copy_bytes_per_s"].get<double>() / 1e9,
+                         m["node_triad_bytes_per_s"].get<double>() / 1e9);
+      for (const auto& r : nodes[i]["reduction"]) out << fmt::format(" {:>10.3f}", r["s_per_element"].get<double>() * 1e9);
+      out << "\n";
+    }
+  }
+
+
+}  // namespace shardroof

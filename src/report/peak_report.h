@@ -1,0 +1,50 @@
+// The report of `shardroof peak`: each node's record as JSON (made on the
+// node, gathered by every rank as text) and the console tables made from
+// the gathered records. It formats; it never measures.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "collectives/types.h"
+#include "sweep/records.h"
+#include "timing/stats.h"
+
+namespace shardroof {
+
+// One datatype's GEMMs on one rank: the large one and the thin ones.
+struct PeakGemm {
+  coll::DataType type = coll::DataType::Float;
+  std::string arithmetic;
+  sweep::GemmRate big;
+  double node_flops_per_s = 0;  // the sum over the node's ranks
+  std::vector<sweep::GemmRate> thin;
+};
+
+struct PeakMemory {
+  std::string space;  // "host memory" or "device memory"
+  sweep::MemoryBandwidth rate;
+  double node_copy_bytes_per_s = 0, node_triad_bytes_per_s = 0, min_rank_triad_bytes_per_s = 0;
+};
+
+// What the tables are headed with.
+struct PeakView {
+  std::vector<coll::DataType> types;
+  std::size_t size = 0;
+  std::vector<std::uint64_t> k;
+  std::string backend;
+};
+
+nlohmann::json peak_settings_json(const std::string& datatypes, const PeakView& v, std::size_t memory_elements,
+                                  std::size_t reduce_elements, int threads, const TimingPlan& timing);
+nlohmann::json peak_gemm_json(const PeakGemm& g);
+nlohmann::json peak_memory_json(const PeakMemory& m);
+nlohmann::json peak_reduction_json(const sweep::ReduceRate& r);
+
+// The tables, from the gathered per-node records (peak_*_json's shape).
+void print_peak(std::ostream& out, const PeakView& v, const nlohmann::json& nodes);
+
+}  // namespace shardroof
