@@ -95,6 +95,8 @@ void set_interrupt_note(const std::string& note) {
   g_published.store(next);
 }
 
+std::string interrupt_note() { return std::string(g_notes[g_published.load()]); }
+
 void simulate_interrupt_for_testing(int signal) { g_signal.store(signal); }
 
 void hold_for_signal_if_asked(std::size_t steps_done) {

@@ -36,6 +36,8 @@ bool any_rank_interrupted(MPI_Comm comm);
 // "3 finished sizes are in results.json". Call it after each write on the
 // rank that writes; an empty note prints nothing more.
 void set_interrupt_note(const std::string& note);
+// The note the handler would print now (cut to the handler's buffer).
+std::string interrupt_note();
 
 // For tests: sets the flag as if `signal` had arrived, or clears it (0).
 void simulate_interrupt_for_testing(int signal);

@@ -52,15 +52,18 @@ TEST(Watchdog, FiresWhenAnOpenScopeMakesNoProgress) {
   EXPECT_NE(m.find("rank 3 is still waiting"), std::string::npos) << m;
 }
 
+// The quiet tests run longer than the timeout in all (so a watchdog that
+// ignored progress would fire) with gaps 20 times shorter than it (so a
+// loaded machine that stretches a 50 ms sleep does not make them fail).
 TEST(Watchdog, ProgressKeepsItQuiet) {
   Recorder rec;
   Watchdog dog;
   dog.set_action(rec.action());
-  dog.set_timeout(0.3);
+  dog.set_timeout(1.0);
   WatchdogScope scope(dog, "sweep");
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 30; ++i) {
     WatchdogScope step(dog, "point " + std::to_string(i));  // entering and leaving is progress
-    std::this_thread::sleep_for(100ms);
+    std::this_thread::sleep_for(50ms);
   }
   EXPECT_EQ(rec.count(), 0u);
 }
@@ -69,10 +72,10 @@ TEST(Watchdog, ExplicitProgressKeepsItQuiet) {
   Recorder rec;
   Watchdog dog;
   dog.set_action(rec.action());
-  dog.set_timeout(0.3);
+  dog.set_timeout(1.0);
   WatchdogScope scope(dog, "long step");
-  for (int i = 0; i < 8; ++i) {
-    std::this_thread::sleep_for(100ms);
+  for (int i = 0; i < 30; ++i) {
+    std::this_thread::sleep_for(50ms);
     dog.progress();
   }
   EXPECT_EQ(rec.count(), 0u);
