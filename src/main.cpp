@@ -151,7 +151,7 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
       return status;
     }
   }
-  // No subcommand: the main job, as documented.
+  // No subcommand: the help, which lists the subcommands.
   out << app.help() << '\n';
   return 0;
 }

@@ -34,6 +34,13 @@ TimingPlan timing_plan(const TimingFlags& flags) {
   return plan;
 }
 
+void add_segment_bytes_flag(CLI::App& app, std::string& segment_bytes) {
+  app.add_option("--segment-bytes", segment_bytes,
+                 "Segment size of ring and pairwise in bytes, or auto (equal segments of each block, no larger than "
+                 "a quarter of the L2 cache)")
+      ->capture_default_str();
+}
+
 void add_check_flag(CLI::App& app, int& check) {
   app.add_option("-c,--check", check, "Check the results after timing (1) or not (0)")->capture_default_str();
 }

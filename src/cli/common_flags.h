@@ -31,6 +31,9 @@ TimingPlan timing_plan(const TimingFlags& flags);
 
 // -c, --check: 1 checks results after timing, 0 does not.
 void add_check_flag(CLI::App& app, int& check);
+// --segment-bytes of the segmented collectives (ring, pairwise), one text
+// for every command: a size, or auto (cli/values.h parse_segment_bytes).
+void add_segment_bytes_flag(CLI::App& app, std::string& segment_bytes);
 bool check_enabled(int check);
 
 struct ComputeFlags {

@@ -120,10 +120,7 @@ class CollCommand final : public Command {
         ->capture_default_str();
     add_backend_flag(app, f_.compute.backend);
     app.add_option("--transport", f_.transport, "mpi | nccl (with --backend cuda)")->capture_default_str();
-    app.add_option("--segment-bytes", f_.segment_bytes,
-                   "Segment size of ring and pairwise in bytes, or auto (equal segments no larger than a quarter of "
-                   "the L2 cache)")
-        ->capture_default_str();
+    add_segment_bytes_flag(app, f_.segment_bytes);
     app.add_option("--timing", f_.timing_mode,
                    "per-iteration (a barrier before every call) | batched (--batch back-to-back calls per barrier, "
                    "time per call averaged: what OSU and nccl-tests report)")

@@ -125,11 +125,13 @@ class PredictCommand final : public Command {
     add_json_flag(app, f_.output);
     app.add_flag("--list", f_.list, "List the hardware presets and their links, then exit");
     app.add_option("--nodes", f_.nodes,
-                   "M: nodes of --ranks-per-node ranks each (N = M*K): the two-level model, flat ring against "
+                   "Nodes of --ranks-per-node ranks each (N = nodes x ranks per node): the two-level model, flat ring against "
                    "hier; needs --hw with --link-intra and --link-inter");
-    app.add_option("--ranks-per-node", f_.ranks_per_node, "K: ranks per node of the two-level model");
-    app.add_option("--link-intra", f_.link_intra, "The preset's link inside a node (two-level model)");
-    app.add_option("--link-inter", f_.link_inter, "The preset's link between nodes (two-level model)");
+    app.add_option("--ranks-per-node", f_.ranks_per_node, "Ranks per node of the two-level model");
+    app.add_option("--link-intra", f_.link_intra,
+                   "The preset's link inside a node (two-level model; default: the preset's default link)");
+    app.add_option("--link-inter", f_.link_inter,
+                   "The preset's link between nodes (two-level model; default: the preset's slowest other link)");
     app.add_option("--ranks-per-inter-link", f_.ranks_per_inter_link,
                    "R: ranks of a node that share one link out of it (1: a NIC per rank; K: one per node)")
         ->capture_default_str();
@@ -182,8 +184,9 @@ class PredictCommand final : public Command {
                     f_.nodes, f_.ranks_per_node);
       if (ranks_opt_->count() > 0 && f_.ranks != f_.nodes * f_.ranks_per_node)
         throw_usage("--ranks {} is not --nodes {} x --ranks-per-node {}", f_.ranks, f_.nodes, f_.ranks_per_node);
-      if (f_.hw.empty() || f_.link_intra.empty() || f_.link_inter.empty())
-        throw_usage("the two-level model needs --hw with --link-intra and --link-inter (see --list)");
+      if (f_.hw.empty())
+        throw_usage("the two-level model needs --hw (see --list); --link-intra and --link-inter default to the "
+                    "preset's default link and its slowest other link");
       if (!f_.link.empty()) throw_usage("--link: the two-level model takes --link-intra and --link-inter instead");
       if (f_.ranks_per_inter_link < 1 || f_.ranks_per_inter_link > f_.ranks_per_node)
         throw_usage("--ranks-per-inter-link: must be 1 to --ranks-per-node ({}), got {}", f_.ranks_per_node,
@@ -254,8 +257,8 @@ class PredictCommand final : public Command {
   TwoLevelPlan two_level_plan(const model::HardwarePreset& hw, const model::Shape& flat) const {
     TwoLevelPlan t;
     t.shape = {flat.B, flat.F, f_.nodes, f_.ranks_per_node, flat.bytes_per_elem, flat.collective};
-    const auto& intra = hw.link(f_.link_intra);
-    const auto& inter = hw.link(f_.link_inter);
+    const auto& intra = hw.link(intra_link_name());
+    const auto& inter = hw.link(inter_link_name(hw));
     t.ceilings.intra = {intra.bytes_per_s, intra.latency_s};
     t.ceilings.inter = {inter.bytes_per_s, inter.latency_s};
     t.ceilings.ranks_per_inter_link = f_.ranks_per_inter_link;
@@ -263,10 +266,17 @@ class PredictCommand final : public Command {
     return t;
   }
 
+  // The two-level model's links: as named, else the preset's default link
+  // inside a node and its slowest other link between nodes.
+  std::string intra_link_name() const { return f_.link_intra; }  // "" names the default link
+  std::string inter_link_name(const model::HardwarePreset& hw) const {
+    return f_.link_inter.empty() ? hw.default_inter_link() : f_.link_inter;
+  }
+
   // The link the flat ring runs at: the slower of the two (the lower W).
   std::string slower_link(const model::HardwarePreset& hw) const {
-    const auto& intra = hw.link(f_.link_intra);
-    const auto& inter = hw.link(f_.link_inter);
+    const auto& intra = hw.link(intra_link_name());
+    const auto& inter = hw.link(inter_link_name(hw));
     return inter.bytes_per_s <= intra.bytes_per_s ? inter.name : intra.name;
   }
 

@@ -154,7 +154,7 @@ class SweepCommand final : public Command {
     add_timing_flags(app, f_.timing);
     add_check_flag(app, f_.check);
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
-    app.add_option("--segment-bytes", f_.segment_bytes, "Ring segment size in bytes, or auto (from the block size)")->capture_default_str();
+    add_segment_bytes_flag(app, f_.segment_bytes);
     app.add_option("--overlap", f_.overlap,
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
                    "chunk's GEMM (T_overlap and the overlap efficiency); 1: not")
@@ -199,6 +199,13 @@ class SweepCommand final : public Command {
       backend = make_compute_backend(plan.backend, {plan.threads, f_.compute.tf32 == 1}, ctx.mpi.world());
       if (!backend->supports(plan.type))
         throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.compute.backend);
+      // Device memory: each rank's GPU (one rank per GPU; ranks that share
+      // one with SHARDROOF_ALLOW_SHARED_GPU are checked as if alone).
+      if (plan.backend != Backend::Cpu) {
+        const std::size_t free = backend->free_memory_bytes();
+        budget_memory(plan, ranks,
+                      {free > 0 ? std::optional<std::uint64_t>(free) : std::nullopt, 1});
+      }
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
     });
 
@@ -454,9 +461,16 @@ class SweepCommand final : public Command {
       throw_usage("--overlap: must be a whole number of chunks, at least 1 (1: no overlap), got '{}'", f_.overlap);
     sweep::validate_chunks(plan.B, plan.F, ranks, plan.kind, static_cast<long long>(overlap));
     plan.overlap = static_cast<int>(overlap);
-    // Memory per rank: the two shards, the partial sum and its result, and
-    // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
-    // than die. --D auto stays below the largest D that fits.
+    // On a GPU the operands live in device memory: checked once the
+    // backend can say how much is free (run()).
+    if (plan.backend == Backend::Cpu) budget_memory(plan, ranks, node);
+    return plan;
+  }
+
+  // Memory per rank: the two shards, the partial sum and its result, and
+  // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
+  // than die. --D auto stays below the largest D that fits.
+  void budget_memory(sweep::SweepPlan& plan, int ranks, const NodeMemory& node) const {
     const std::uint64_t es = coll::size_of(plan.type);
     const std::uint64_t fixed = saturating_mul(saturating_mul(6 * es, plan.B), plan.F);
     if (plan.search) {
@@ -467,12 +481,11 @@ class SweepCommand final : public Command {
       if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
       if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
       plan.D_max = shard * static_cast<std::uint64_t>(ranks);
-      return plan;
+      return;
     }
     const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
     require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
                    fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
-    return plan;
   }
 
   SweepFlags f_;

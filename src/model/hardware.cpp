@@ -114,6 +114,17 @@ const LinkPreset& HardwarePreset::link(std::string_view link_name) const {
   throw_usage("--link: preset '{}' has no link '{}' (it has: {})", name, key, join_map_keys(links));
 }
 
+std::string HardwarePreset::default_inter_link() const {
+  std::string slowest = default_link;
+  double rate = 0;
+  for (const auto& [name_of, l] : links)
+    if (name_of != default_link && (rate == 0 || l.bytes_per_s < rate)) {
+      slowest = name_of;
+      rate = l.bytes_per_s;
+    }
+  return slowest;
+}
+
 double HardwarePreset::flops_for(std::string_view datatype) const {
   const auto it = flops.find(std::string(datatype));
   if (it == flops.end())

@@ -40,6 +40,11 @@ struct HardwarePreset {
   // The named link ("" = the default link); UsageError naming the links
   // this preset has when there is no such link.
   const LinkPreset& link(std::string_view link_name) const;
+  // The link between nodes when none is named: the slowest link other than
+  // the default one (traffic that leaves a node leaves its fast fabric: a
+  // GPU preset's InfiniBand, a TPU preset's DCN); the default link where it
+  // is the only one.
+  std::string default_inter_link() const;
   // Peak FLOP/s for a datatype; UsageError naming the preset and the
   // datatypes it has (callers add what their user can do about it).
   double flops_for(std::string_view datatype) const;
