@@ -264,7 +264,9 @@ peak=(peak --backend cuda --datatypes bfloat16,half,float --size 8192 --warmup 1
 sweep=(sweep --backend cuda --datatype bfloat16 --B 4096 --F 4096 --warmup 3 --iters 10 --force)
 sweep1=("${sweep[@]}" --transport nccl --D 256:65536:x4 --json "$J/sweep-1rank.json")
 sweep2=("${sweep[@]}" --transport mpi --D 1024:262144:x4 --json "$J/sweep-2ranks.json")
-coll=(coll --backend cuda -d bfloat16 -b 1M -e 256M -f 4 --force)
+# Two rounds back to back: the device's time budget is short, and one
+# lent machine is no place to watch a state change over minutes.
+coll=(coll --backend cuda -d bfloat16 -b 1M -e 256M -f 4 --rounds 2 --min-span-s 0 --force)
 coll_nccl1=("${coll[@]}" --transport nccl --impl all -w 5 -n 20 --json "$J/coll-nccl-1rank.json")
 coll_mpi2=("${coll[@]}" --transport mpi --impl all -w 3 -n 10 --json "$J/coll-mpi-2ranks.json")
 coll_nccl2=("${coll[@]}" --transport nccl --impl ring,native -w 3 -n 10 --json "$J/coll-nccl-2ranks.json")

@@ -210,7 +210,7 @@ check_job() {
 }
 
 link_args=(-b 8 -e 1M -f 16 -n 5 -w 1)
-coll_args=(-b 1K -e 1M -f 32 -n 5 -w 1)
+coll_args=(-b 1K -e 1M -f 32 -n 5 -w 1 --min-span-s 0)
 if [[ $nodes == 1 ]]; then
   # One node, 2 tasks: link and coll through srun, link through mpirun.
   r="$(run_job one-link --nodes=1 --ntasks-per-node=2 "$repo/slurm/link.sbatch" "${link_args[@]}")"

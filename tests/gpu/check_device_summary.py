@@ -48,7 +48,8 @@ def main(argv):
     sweep = ["sweep", "--B", "64", "--F", "64", "--D", "16:1024:x4", "--warmup", "1", "--iters", "2"]
     run(one + sweep + ["--json", f"{r}/sweep-1rank.json"])
     run(two + sweep + ["--json", f"{r}/sweep-2ranks.json"])
-    coll = ["coll", "-b", "1K", "-e", "8K", "-f", "8", "-w", "1", "-n", "2", "--impl", "ring,native"]
+    coll = ["coll", "-b", "1K", "-e", "8K", "-f", "8", "-w", "1", "-n", "2", "--impl", "ring,native", "--rounds", "2",
+            "--min-span-s", "0"]
     run(one + coll + ["--json", f"{r}/coll-nccl-1rank.json"])
     run(two + coll + ["--json", f"{r}/coll-mpi-2ranks.json"])
     with open(f"{r}/gpu-tests-1rank.log", "w") as f:
