@@ -9,7 +9,8 @@ namespace shardroof::coll {
 
 namespace {
 constexpr std::array kAlgorithms{Algorithm::Auto, Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct,
-                                 Algorithm::Hier};
+                                 Algorithm::Hier, Algorithm::Native};
+constexpr std::array kAutoCandidates{Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct};
 }  // namespace
 
 std::string_view to_string(Algorithm a) {
@@ -19,6 +20,7 @@ std::string_view to_string(Algorithm a) {
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::Direct: return "direct";
     case Algorithm::Hier: return "hier";
+    case Algorithm::Native: return kNativeImpl;
   }
   return "?";
 }
@@ -31,18 +33,30 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
 
 bool supports(Algorithm algorithm, CollectiveKind kind) {
   if (algorithm == Algorithm::Auto) return !traits(kind).algorithms.empty();
+  if (algorithm == Algorithm::Native) return true;
   return own_algorithm_for(algorithm, kind) != nullptr;
+}
+
+std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching) {
+  std::vector<Algorithm> out;
+  for (const Algorithm a : kAutoCandidates) {
+    const OwnAlgorithm* own = own_algorithm_for(a, kind);
+    if (own && (tag_matching || !own->needs_tag_matching)) out.push_back(a);
+  }
+  return out;
 }
 
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
                                             const RingOptions& options, const TuningTable& tuning) {
+  if (algorithm == Algorithm::Native)
+    throw InvalidArgument("the library's own " + std::string(to_string(kind)) +
+                          " is built by the owner of its communicator, not by make_collective");
   if (!supports(algorithm, kind))
     throw InvalidArgument("the " + std::string(to_string(algorithm)) + " algorithm has no " +
                           std::string(to_string(kind)));
   if (algorithm == Algorithm::Auto)
-    return make_auto_collective(kind, transport, memory, options, tuning,
-                                {Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct});
+    return make_auto_collective(kind, transport, memory, options, tuning, auto_candidates(kind));
   return own_algorithm_for(algorithm, kind)->make(transport, memory, options);
 }
 
@@ -51,13 +65,13 @@ std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport&
                                                  const std::vector<Algorithm>& algorithms, NativeFactory native) {
   std::vector<std::string> available;
   for (const Algorithm a : algorithms)
-    if (a != Algorithm::Auto && supports(a, kind)) available.emplace_back(to_string(a));
+    if (a != Algorithm::Auto && a != Algorithm::Native && supports(a, kind)) available.emplace_back(to_string(a));
   if (native) available.emplace_back(kNativeImpl);
   auto make = [kind, &transport, &memory, native](std::string_view impl,
                                                    const RingOptions& o) -> std::unique_ptr<Collective> {
     if (impl == kNativeImpl) return native ? native() : nullptr;
     const auto a = parse_algorithm(impl);
-    if (!a || *a == Algorithm::Auto) return nullptr;
+    if (!a || *a == Algorithm::Auto || *a == Algorithm::Native) return nullptr;
     return make_collective(*a, kind, transport, memory, o);
   };
   return std::make_unique<AutoCollective>(kind, transport.size(), tuning, std::move(available), std::move(make),

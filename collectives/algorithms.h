@@ -17,8 +17,12 @@
 //             inside the node again (hierarchical.h; AllReduce and
 //             ReduceScatter). Needs RingOptions::node_of_rank.
 //   auto      picks per call by message size and rank count from a measured
-//             tuning table (auto_collective.h, tuning.h); algorithm() then
-//             names the last choice, e.g. "auto:direct".
+//             tuning table (auto_collective.h, tuning.h) among auto_candidates
+//             and native; algorithm() then names the last choice, e.g.
+//             "auto:direct".
+//   native    the library's own collective (MPI's or NCCL's): every
+//             collective has one; built by whoever owns the library's
+//             communicator (mpi_native.h), not by make_collective.
 #pragma once
 
 #include <cstddef>
@@ -38,18 +42,21 @@
 
 namespace shardroof::coll {
 
-std::string_view to_string(Algorithm a);
-std::optional<Algorithm> parse_algorithm(std::string_view name);
-
-// Whether `algorithm` implements `kind` (auto: whenever one of ours does);
-// the table of collectives/traits.h says which do.
+// Whether `algorithm` implements `kind` (auto: whenever one of ours does;
+// native: always); the table of collectives/traits.h says which of ours do.
 bool supports(Algorithm algorithm, CollectiveKind kind);
 
+// Ours that `auto` chooses among for `kind`: ring, pairwise and direct where
+// they implement it (hier needs a node layout that a size rule cannot
+// know), less those that keep messages of two tags in flight when the
+// transport has no tag matching (NCCL). The one list every setup uses.
+std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching = true);
+
 // Builds our collective; throws InvalidArgument if the algorithm has no such
-// collective. transport and memory are borrowed and must outlive it. `auto`
-// chooses among ring, pairwise and direct by `tuning` (an empty table: the
-// ring; see make_auto_collective for one that can also run the library's
-// own collective).
+// collective (native included: see above). transport and memory are
+// borrowed and must outlive it. `auto` chooses among auto_candidates(kind)
+// by `tuning` (an empty table: the ring; see make_auto_collective for one
+// that can also run the library's own collective).
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
                                             const RingOptions& options = {},

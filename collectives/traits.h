@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -27,8 +28,13 @@
 
 namespace shardroof::coll {
 
-// Our algorithms by name (collectives/algorithms.h says what each is).
-enum class Algorithm { Auto, Ring, Pairwise, Direct, Hier };
+// An implementation of a collective, by name (collectives/algorithms.h says
+// what each is): ours, `auto` choosing among them, or Native, the library's
+// own collective (MPI's or NCCL's), which the transport's owner builds
+// (collectives/mpi_native.h; measure/comm_setup.h) and make_collective does not.
+enum class Algorithm { Auto, Ring, Pairwise, Direct, Hier, Native };
+std::string_view to_string(Algorithm a);  // "auto", "ring", ..., "native"
+std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 // One rank's view of a collective call: `count` elements in all (the count
 // passed to Collective::run), on rank `rank` of `nranks`; `root` for rooted

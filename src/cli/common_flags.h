@@ -15,7 +15,7 @@
 #include <string>
 
 #include "collectives/types.h"
-#include "measure/comm_kinds.h"
+#include "util/comm_kinds.h"
 #include "timing/stats.h"
 
 namespace shardroof {

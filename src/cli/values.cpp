@@ -164,4 +164,14 @@ double parse_rate(std::string_view raw, std::string_view what) {
   return v;
 }
 
+std::vector<std::string_view> split_list(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const auto comma = text.find(',');
+    out.push_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) return out;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 }  // namespace shardroof

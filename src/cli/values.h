@@ -25,6 +25,9 @@ std::uint64_t parse_segment_bytes(std::string_view text, std::string_view what);
 // suffix in powers of 1000 (the tables' GB/s are 1e9 bytes/s), and an
 // optional trailing "B/s" or "/s": "40G", "40GB/s", "4.5e10", "1P".
 double parse_rate(std::string_view text, std::string_view what);
+// "a,b,c" -> {"a", "b", "c"}: the names of a comma-separated list as typed
+// (an empty name stays, so that the caller's error names it).
+std::vector<std::string_view> split_list(std::string_view text);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 

@@ -83,7 +83,7 @@ constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType
 constexpr int kDefaultRounds = 5;
 
 // Every implementation --tune-to measures (those the setup cannot run are left out).
-constexpr Impl kTunedImpls[] = {Impl::Ring, Impl::Pairwise, Impl::Direct, Impl::Native};
+constexpr coll::Algorithm kTunedImpls[] = {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct, coll::Algorithm::Native};
 
 int parse_rounds(const std::string& text) {
   const double v = parse_number(text, "--rounds");
@@ -229,7 +229,7 @@ class CollCommand final : public Command {
 
     // What each collective is measured with: the --impl list, or (--tune-to)
     // every implementation this setup can run.
-    std::vector<std::vector<Impl>> impls_of;
+    std::vector<std::vector<coll::Algorithm>> impls_of;
     for (const auto kind : kinds) impls_of.push_back(f_.tune.empty() ? plan.impls : tunable_impls(*setup, kind, plan.ring));
 
     const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
@@ -255,11 +255,11 @@ class CollCommand final : public Command {
       p.kind = kinds[k];
       p.impls = impls_of[k];
       std::string setup_text;
-      for (Impl impl : p.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
+      for (coll::Algorithm impl : p.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
       CollHeader header{fmt::format("{} ({})", setup_text, f_.compute.backend), {}};
-      if (std::find(p.impls.begin(), p.impls.end(), Impl::Auto) != p.impls.end())
+      if (std::find(p.impls.begin(), p.impls.end(), coll::Algorithm::Auto) != p.impls.end())
         header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
-      if (std::find(p.impls.begin(), p.impls.end(), Impl::Hier) != p.impls.end())
+      if (std::find(p.impls.begin(), p.impls.end(), coll::Algorithm::Hier) != p.impls.end())
         header.notes.push_back("hier over " + describe(topology));
       if (p.impls.size() > 1)
         header.notes.push_back("implementations interleaved iteration by iteration, in an order that changes every "
@@ -307,11 +307,11 @@ class CollCommand final : public Command {
         for (std::size_t i = 0; i < p.sizes.size(); ++i) {
           const auto bytes = p.sizes[i];
           const auto rankings = rank_sizes(mine);
-          std::vector<Impl> now;
-          for (Impl impl : p.impls)
+          std::vector<coll::Algorithm> now;
+          for (coll::Algorithm impl : p.impls)
             if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
           std::string impls_text;
-          for (Impl impl : now) {
+          for (coll::Algorithm impl : now) {
             if (!impls_text.empty()) impls_text += ',';
             impls_text += to_string(impl);
           }
@@ -445,15 +445,10 @@ class CollCommand final : public Command {
       for (const auto& t : coll::all_collectives()) kinds.push_back(t.kind);
       return kinds;
     }
-    std::string_view rest = text;
-    while (true) {
-      const auto comma = rest.find(',');
-      const auto name = rest.substr(0, comma);
+    for (const std::string_view name : split_list(text)) {
       const auto kind = coll::parse_collective(name);
       if (!kind) throw_usage("--collective: unknown '{}' ({})", name, coll::collective_names());
       if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) kinds.push_back(*kind);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
     }
     if (kinds.size() > 1 && !tuning)
       throw_usage("--collective: one collective at a time ('{}'); a list only with --tune-to", text);
@@ -465,12 +460,12 @@ class CollCommand final : public Command {
     if (kind != coll::CollectiveKind::AllReduce) return false;
     if (!f_.tune.empty()) return true;
     return std::find_if(plan.impls.begin(), plan.impls.end(),
-                        [](Impl i) { return i == Impl::Direct || i == Impl::Auto; }) != plan.impls.end();
+                        [](coll::Algorithm i) { return i == coll::Algorithm::Direct || i == coll::Algorithm::Auto; }) != plan.impls.end();
   }
 
   // K when hier ReduceScatter runs on nodes of K ranks (its scratch), else 0.
   static int hier_scratch_ranks(const CollPlan& plan, coll::CollectiveKind kind, const Topology& topology) {
-    const bool hier = std::find(plan.impls.begin(), plan.impls.end(), Impl::Hier) != plan.impls.end();
+    const bool hier = std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Hier) != plan.impls.end();
     const bool two_levels = topology.nodes > 1 && topology.ranks_per_node > 1;
     return hier && two_levels && kind == coll::CollectiveKind::ReduceScatter ? topology.ranks_per_node : 0;
   }
@@ -502,14 +497,14 @@ class CollCommand final : public Command {
 
   // MPI counts are ints: the native collectives cannot move some sizes.
   void check_native_limits(const CollPlan& plan, int nranks) const {
-    const bool native = !f_.tune.empty() || std::find(plan.impls.begin(), plan.impls.end(), Impl::Native) != plan.impls.end();
+    const bool native = !f_.tune.empty() || std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Native) != plan.impls.end();
     if (!native) return;
     const std::size_t es = coll::size_of(plan.type);
     for (const auto bytes : plan.sizes) {
       if (coll::traits(plan.kind).mpi_int_argument(bytes / es, nranks, es) > static_cast<std::uint64_t>(INT_MAX))
         throw_usage("--impl {}: native MPI {} cannot move {} on {} ranks (MPI counts are ints); "
                     "use --impl {} or a smaller --maxbytes",
-                    to_string(Impl::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks,
+                    to_string(coll::Algorithm::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks,
                     coll::to_string(coll::traits(plan.kind).algorithms.front().algorithm));
     }
   }
@@ -520,42 +515,37 @@ class CollCommand final : public Command {
     const bool reduce_scatter = plan.kind == coll::CollectiveKind::ReduceScatter;
     const std::string why = hier_unavailable_reason(topology, reduce_scatter);
     auto& impls = plan.impls;
-    if (std::find(impls.begin(), impls.end(), Impl::Hier) != impls.end()) {
+    if (std::find(impls.begin(), impls.end(), coll::Algorithm::Hier) != impls.end()) {
       if (!why.empty()) throw_usage("--impl hier: {}", why);
       return;
     }
     if (f_.impl == "all" && why.empty() && coll::supports(coll::Algorithm::Hier, plan.kind) && topology.nodes > 1 &&
         topology.ranks_per_node > 1)
-      impls.insert(std::find(impls.begin(), impls.end(), Impl::Native), Impl::Hier);
+      impls.insert(std::find(impls.begin(), impls.end(), coll::Algorithm::Native), coll::Algorithm::Hier);
   }
 
   // "all", one name, or a comma-separated list of names.
-  static std::vector<Impl> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
+  static std::vector<coll::Algorithm> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
     // all: auto, our main algorithm, native.
     if (text == "all")
-      return {Impl::Auto, *parse_impl(coll::to_string(coll::traits(kind).algorithms.front().algorithm)), Impl::Native};
-    std::vector<Impl> impls;
-    std::string_view rest = text;
-    while (true) {
-      const auto comma = rest.find(',');
-      const auto name = rest.substr(0, comma);
-      const auto impl = parse_impl(name);
+      return {coll::Algorithm::Auto, coll::traits(kind).algorithms.front().algorithm, coll::Algorithm::Native};
+    std::vector<coll::Algorithm> impls;
+    for (const std::string_view name : split_list(text)) {
+      const auto impl = coll::parse_algorithm(name);
       if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, pairwise, direct, hier, native, all, or a list like auto,native)", name);
-      if (*impl != Impl::Native && !coll::supports(own_algorithm(*impl), kind))
+      if (!coll::supports(*impl, kind))
         throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
       impls.push_back(*impl);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
     }
     return impls;
   }
 
   // The implementations of `kind` this setup can build (the same on every
   // rank: building a collective does not communicate).
-  static std::vector<Impl> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::RingOptions& ring) {
-    std::vector<Impl> out;
-    for (const Impl impl : kTunedImpls) {
-      if (impl != Impl::Native && !coll::supports(own_algorithm(impl), kind)) continue;
+  static std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::RingOptions& ring) {
+    std::vector<coll::Algorithm> out;
+    for (const coll::Algorithm impl : kTunedImpls) {
+      if (!coll::supports(impl, kind)) continue;
       try {
         setup.make(kind, impl, ring);
         out.push_back(impl);

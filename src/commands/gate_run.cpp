@@ -54,8 +54,8 @@ void RunGate::judge(nlohmann::json& doc) {
     failed_ = !verdict_.passed();
     doc["gate"] = gate_json(verdict_, failed_ ? static_cast<int>(ExitCode::GateFailed) : 0);
   });
-  int failed = failed_ ? 1 : 0;
-  SHARDROOF_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, ctx_.mpi.world()));
+  long long failed = failed_ ? 1 : 0;
+  broadcast_from_root(ctx_.mpi.world(), {&failed, 1});
   failed_ = failed != 0;
   judged_ = true;
 }

@@ -19,10 +19,11 @@
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
 #include "report/peak_report.h"
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
+#include "util/mpi_session.h"
 #include "util/node.h"
 #include "util/watchdog.h"
 
@@ -51,18 +52,6 @@ struct PeakPlan {
   int threads = 1;
   TimingPlan timing;
 };
-
-double node_sum(MPI_Comm node, double mine) {
-  double sum = 0;
-  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, node));
-  return sum;
-}
-
-double node_min(MPI_Comm node, double mine) {
-  double v = 0;
-  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &v, 1, MPI_DOUBLE, MPI_MIN, node));
-  return v;
-}
 
 // Where the memory roof was measured, for the output.
 std::string memory_space_name(ComputeBackend& backend) {
@@ -143,13 +132,13 @@ class PeakCommand final : public Command {
       ctx.progress << fmt::format("peak: {} GEMM {}^3\n", coll::to_string(type), plan.size) << std::flush;
       // Each measurement names the step in a watchdog message.
       std::optional<WatchdogScope> step(std::in_place, fmt::format("{} GEMM {}^3", coll::to_string(type), plan.size));
-      const auto big = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
-      PeakGemm rec{type, backend->arithmetic(type), big, node_sum(node, big.flops_per_s), {}};
+      const auto big = measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
+      PeakGemm rec{type, backend->arithmetic(type), big, sum_over_ranks(node, big.flops_per_s), {}};
       for (const auto k : plan.k) {
         ctx.progress << fmt::format("peak: {} GEMM {}x{}x{}\n", coll::to_string(type), plan.size, plan.size, k)
                      << std::flush;
         step.emplace(fmt::format("{} GEMM {}x{}x{}", coll::to_string(type), plan.size, plan.size, k));
-        const auto thin = sweep::measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
+        const auto thin = measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
         rec.thin.push_back(thin);
       }
       mine["gemm"].push_back(peak_gemm_json(rec));
@@ -165,17 +154,17 @@ class PeakCommand final : public Command {
     }
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
-    const auto mem = sweep::measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
-    mine["memory"] = peak_memory_json({memory_space_name(*backend), mem, node_sum(node, mem.copy_bytes_per_s),
-                                       node_sum(node, mem.triad_bytes_per_s), node_min(node, mem.triad_bytes_per_s)});
+    const auto mem = measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
+    mine["memory"] = peak_memory_json({memory_space_name(*backend), mem, sum_over_ranks(node, mem.copy_bytes_per_s),
+                                       sum_over_ranks(node, mem.triad_bytes_per_s), min_over_ranks(node, mem.triad_bytes_per_s)});
     mine["reduction"] = nlohmann::json::array();
     for (const auto type : plan.types) {
       step.emplace(fmt::format("{} reduction", coll::to_string(type)));
       // Beyond the caches, as the memory kernels: a reduction that runs in a
       // GPU's L2 is not the rate a large partial sum is reduced at.
       const std::size_t count =
-          std::max<std::size_t>(plan.reduce_elements, sweep::kCacheMultiple * backend->cache_bytes() / coll::size_of(type));
-      const auto red = sweep::measure_reduce_rate(*backend, node, type, count, plan.timing);
+          std::max<std::size_t>(plan.reduce_elements, kCacheMultiple * backend->cache_bytes() / coll::size_of(type));
+      const auto red = measure_reduce_rate(*backend, node, type, count, plan.timing);
       mine["reduction"].push_back(peak_reduction_json(red));
     }
     step.reset();

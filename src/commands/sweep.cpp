@@ -37,6 +37,7 @@
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
+#include "util/mpi_session.h"
 #include "util/topology.h"
 
 namespace shardroof {
@@ -106,7 +107,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 void share_step(MPI_Comm comm, sweep::SearchStep& step) {
   long long v[5] = {static_cast<long long>(step.stop), static_cast<long long>(step.D),
                     static_cast<long long>(step.D2), step.round ? 1 : 0, step.iters};
-  SHARDROOF_MPI_CHECK(MPI_Bcast(v, 5, MPI_LONG_LONG, 0, comm));
+  broadcast_from_root(comm, v);
   step.stop = static_cast<sweep::SearchStop>(v[0]);
   step.D = static_cast<std::uint64_t>(v[1]);
   step.D2 = static_cast<std::uint64_t>(v[2]);
@@ -184,7 +185,7 @@ class SweepCommand final : public Command {
       plan = make_plan(ranks, node);
       topology = with_ranks_per_node(topology, f_.ranks_per_node);
       plan.ring.node_of_rank = topology.node_of_rank;
-      if (plan.impl == Impl::Hier)
+      if (plan.impl == coll::Algorithm::Hier)
         if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
             !why.empty())
           throw_usage("--impl hier: {}", why);
@@ -443,7 +444,7 @@ class SweepCommand final : public Command {
     if (!kind || (*kind != coll::CollectiveKind::AllReduce && *kind != coll::CollectiveKind::ReduceScatter))
       throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
     plan.kind = *kind;
-    const auto impl = parse_impl(f_.impl);
+    const auto impl = coll::parse_algorithm(f_.impl);
     if (!impl) throw_usage("--impl: '{}' is not one of ring, hier, native, auto, pairwise, direct", f_.impl);
     plan.impl = *impl;
     plan.backend = backend_flag(f_.compute.backend);

@@ -90,21 +90,14 @@ class MpiDeviceSetup final : public CommSetup {
         transport_(comm, context_->stream(), aware_.supported ? coll::DeviceMpiMode::Direct : coll::DeviceMpiMode::Staged) {}
   coll::Transport& transport() override { return transport_; }
   coll::MemoryOps& memory() override { return context_->memory(); }
-  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
-                                         const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), ring.root);
-    if (impl == Impl::Auto)
-      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
-                       [this, kind, root = ring.root] {
-                         return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), root);
-                       });
-    const coll::Algorithm algorithm = own_algorithm(impl);
-    if (!coll::supports(algorithm, kind))
-      throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
-    return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring);
+  std::string describe(coll::Algorithm algorithm) const override {
+    return algorithm == coll::Algorithm::Native ? "mpi (staged via host)"
+                                                : fmt::format("{}/{}", coll::to_string(algorithm), transport_.name());
   }
-  std::string describe(Impl impl) const override {
-    return impl == Impl::Native ? "mpi (staged via host)" : fmt::format("{}/{}", to_string(impl), transport_.name());
+
+ protected:
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
+    return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), ring.root);
   }
 
  private:

@@ -21,34 +21,19 @@ class NcclSetup final : public CommSetup {
       : context_(std::move(context)), comm_(comm, {coll::NcclMode::Blocking}), transport_(comm_, context_->stream()) {}
   coll::Transport& transport() override { return transport_; }
   coll::MemoryOps& memory() override { return context_->memory(); }
-  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
-                                         const coll::RingOptions& ring) override {
-    if (impl == Impl::Native)
-      return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), ring.root);
-    // NCCL matches messages between two ranks in posting order and has no
-    // tags; an algorithm that keeps messages of two phases (tags) in flight
-    // at once (pairwise ReduceScatter, AllGather, AllReduce) cannot run
-    // here, and auto never picks it.
-    if (impl == Impl::Auto) {
-      std::vector<coll::Algorithm> own;
-      for (const auto& a : coll::traits(kind).algorithms)
-        if (!a.needs_tag_matching) own.push_back(a.algorithm);
-      return make_auto(kind, ring, own, [this, kind, root = ring.root] {
-        return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), root);
-      });
-    }
-    const coll::Algorithm algorithm = own_algorithm(impl);
-    if (!coll::supports(algorithm, kind))
-      throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
-    if (coll::own_algorithm_for(algorithm, kind)->needs_tag_matching)
-      throw_usage("--impl {}: no {} {} over --transport nccl (it relies on tag matching); use ring, direct, "
-                  "auto or native",
-                  to_string(impl), to_string(impl), coll::to_string(kind));
-    return coll::make_collective(algorithm, kind, transport_, context_->memory(), ring);
+  std::string describe(coll::Algorithm algorithm) const override {
+    return algorithm == coll::Algorithm::Native ? "nccl" : std::string(coll::to_string(algorithm)) + "/nccl";
   }
-  std::string describe(Impl impl) const override {
-    return impl == Impl::Native ? "nccl" : std::string(to_string(impl)) + "/nccl";
+
+ protected:
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
+    return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), ring.root);
   }
+  // NCCL matches messages between two ranks in posting order and has no
+  // tags; an algorithm that keeps messages of two phases (tags) in flight
+  // at once (pairwise ReduceScatter, AllGather, AllReduce) cannot run
+  // here, and auto never picks it.
+  bool tag_matching() const override { return false; }
 
  private:
   std::shared_ptr<CudaRankContext> context_;  // first: the stream outlives the communicator's work

@@ -13,7 +13,8 @@
 #include "collectives/collective.h"
 #include "collectives/ring_options.h"
 #include "collectives/types.h"
-#include "measure/comm_kinds.h"
+#include "collectives/traits.h"
+#include "util/comm_kinds.h"
 #include "timing/stats.h"
 #include "timing/stragglers.h"
 
@@ -23,7 +24,7 @@ struct CollPlan {
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
   coll::DataType type = coll::DataType::Float;
   coll::ReduceOp op = coll::ReduceOp::Sum;
-  std::vector<Impl> impls{Impl::Ring};
+  std::vector<coll::Algorithm> impls{coll::Algorithm::Ring};
   std::vector<std::uint64_t> sizes;  // bytes S of the whole array, multiples of the element size
   TimingPlan timing;
   bool check = true;

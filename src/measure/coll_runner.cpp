@@ -51,14 +51,14 @@ struct Buffers {
 }  // namespace
 
 std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                            const std::vector<Impl>& impls, std::uint64_t bytes,
+                                            const std::vector<coll::Algorithm>& impls, std::uint64_t bytes,
                                             trace::Recorder* trace) {
   auto& mem = setup.memory();
   coll::Tracer* const tracer = trace::tracer_of(trace);
   coll::RingOptions ring = plan.ring;
   ring.tracer = tracer;
   std::vector<std::unique_ptr<coll::Collective>> collectives;
-  for (const Impl impl : impls) collectives.push_back(setup.make(plan.kind, impl, ring));
+  for (const coll::Algorithm impl : impls) collectives.push_back(setup.make(plan.kind, impl, ring));
   const int rank = setup.transport().rank();
   const int n = setup.transport().size();
   const std::size_t es = coll::size_of(plan.type);
@@ -140,7 +140,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
       rec.ranks = rank_summaries(rec.time);
       rec.straggler = find_straggler(rec.ranks);
       // `auto` picks by size: record what it ran at this one.
-      if (impls[k] == Impl::Auto)
+      if (impls[k] == coll::Algorithm::Auto)
         rec.algorithm = collectives[k]->algorithm() + "/" + std::string(setup.transport().name());
       if (trace && regions[k] >= 0) trace->region(regions[k]).algorithm = rec.algorithm;
       const double t = rec.time.median;
@@ -183,7 +183,7 @@ void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks) {
     into.wrong = more.wrong;
 }
 
-std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan, Impl impl,
+std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan, coll::Algorithm impl,
                                            std::uint64_t bytes, trace::Recorder* trace) {
   return measure_collectives(setup, comm, plan, {impl}, bytes, trace);
 }

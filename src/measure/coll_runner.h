@@ -32,7 +32,7 @@ std::vector<std::uint64_t> coll_sizes(std::uint64_t min_bytes, std::uint64_t max
 // iteration of each implementation and placement is traced (a region each),
 // on the main track.
 std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                            const std::vector<Impl>& impls, std::uint64_t bytes,
+                                            const std::vector<coll::Algorithm>& impls, std::uint64_t bytes,
                                             trace::Recorder* trace = nullptr);
 
 // A row measured again in a later round (`coll --rounds`): its samples joined
@@ -43,6 +43,6 @@ void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks);
 
 // measure_collectives of one implementation: its out-of-place and in-place record.
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
-                                           Impl impl, std::uint64_t bytes, trace::Recorder* trace = nullptr);
+                                           coll::Algorithm impl, std::uint64_t bytes, trace::Recorder* trace = nullptr);
 
 }  // namespace shardroof

@@ -11,53 +11,6 @@
 
 namespace shardroof {
 
-namespace {
-
-// Each of ours and the algorithm it runs; its name is the algorithm's
-// (collectives/algorithms.h). Native is the library's own, "native".
-constexpr std::pair<Impl, coll::Algorithm> kOwn[] = {{Impl::Auto, coll::Algorithm::Auto},
-                                                    {Impl::Ring, coll::Algorithm::Ring},
-                                                    {Impl::Pairwise, coll::Algorithm::Pairwise},
-                                                    {Impl::Direct, coll::Algorithm::Direct},
-                                                    {Impl::Hier, coll::Algorithm::Hier}};
-constexpr std::string_view kNativeName = "native";
-
-}  // namespace
-
-std::string_view to_string(Impl impl) {
-  return impl == Impl::Native ? kNativeName : coll::to_string(own_algorithm(impl));
-}
-
-std::optional<Impl> parse_impl(std::string_view name) {
-  if (name == kNativeName) return Impl::Native;
-  if (const auto algorithm = coll::parse_algorithm(name))
-    for (const auto& [impl, a] : kOwn)
-      if (a == *algorithm) return impl;
-  return std::nullopt;
-}
-
-coll::Algorithm own_algorithm(Impl impl) {
-  for (const auto& [own, algorithm] : kOwn)
-    if (own == impl) return algorithm;
-  return coll::Algorithm::Ring;
-}
-
-std::string_view to_string(TransportKind t) { return t == TransportKind::Mpi ? "mpi" : "nccl"; }
-
-std::optional<TransportKind> parse_transport(std::string_view name) {
-  if (name == "mpi") return TransportKind::Mpi;
-  if (name == "nccl") return TransportKind::Nccl;
-  return std::nullopt;
-}
-
-std::string_view to_string(Backend b) { return b == Backend::Cpu ? "cpu" : "cuda"; }
-
-std::optional<Backend> parse_backend(std::string_view name) {
-  if (name == "cpu") return Backend::Cpu;
-  if (name == "cuda") return Backend::Cuda;
-  return std::nullopt;
-}
-
 const coll::TuningTable& CommSetup::tuning() {
   if (!tuning_) {
     const TuningScope scope{std::string(transport().name()), memory().space() == coll::MemorySpace::Host ? "cpu" : "cuda", 0};
@@ -66,10 +19,20 @@ const coll::TuningTable& CommSetup::tuning() {
   return *tuning_;
 }
 
-std::unique_ptr<coll::Collective> CommSetup::make_auto(coll::CollectiveKind kind, const coll::RingOptions& ring,
-                                                       const std::vector<coll::Algorithm>& own,
-                                                       coll::NativeFactory native) {
-  return coll::make_auto_collective(kind, transport(), memory(), ring, tuning(), own, std::move(native));
+std::unique_ptr<coll::Collective> CommSetup::make(coll::CollectiveKind kind, coll::Algorithm algorithm,
+                                                  const coll::RingOptions& ring) {
+  const std::string_view name = coll::to_string(algorithm);
+  if (algorithm == coll::Algorithm::Native) return make_native(kind, ring);
+  if (algorithm == coll::Algorithm::Auto)
+    return coll::make_auto_collective(kind, transport(), memory(), ring, tuning(),
+                                      coll::auto_candidates(kind, tag_matching()),
+                                      [this, kind, ring] { return make_native(kind, ring); });
+  if (!coll::supports(algorithm, kind)) throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
+  if (!tag_matching() && coll::own_algorithm_for(algorithm, kind)->needs_tag_matching)
+    throw_usage("--impl {}: no {} {} over --transport {} (it relies on tag matching); use ring, direct, auto or "
+                "native",
+                name, name, coll::to_string(kind), transport().name());
+  return coll::make_collective(algorithm, kind, transport(), memory(), ring);
 }
 
 namespace {
@@ -81,20 +44,13 @@ class HostMpiSetup final : public CommSetup {
       : comm_(comm), transport_(comm, coll::MpiTransport::kMaxPieceBytes, coll::wait_policy_for(comm)) {}
   coll::Transport& transport() override { return transport_; }
   coll::MemoryOps& memory() override { return memory_; }
-  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
-                                         const coll::RingOptions& ring) override {
-    if (impl == Impl::Native) return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.root);
-    if (impl == Impl::Auto)
-      return make_auto(kind, ring, {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct},
-                       [this, kind, root = ring.root] {
-                         return std::make_unique<coll::MpiNativeCollective>(kind, comm_, root);
-                       });
-    if (!coll::supports(own_algorithm(impl), kind))
-      throw_usage("--impl {}: there is no {} {}", to_string(impl), to_string(impl), coll::to_string(kind));
-    return coll::make_collective(own_algorithm(impl), kind, transport_, memory_, ring);
+  std::string describe(coll::Algorithm algorithm) const override {
+    return algorithm == coll::Algorithm::Native ? "mpi" : std::string(coll::to_string(algorithm)) + "/mpi";
   }
-  std::string describe(Impl impl) const override {
-    return impl == Impl::Native ? "mpi" : std::string(to_string(impl)) + "/mpi";
+
+ protected:
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
+    return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.root);
   }
 
  private:

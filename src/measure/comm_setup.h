@@ -1,6 +1,7 @@
 // The communication stack a benchmark runs on: the transport, the memory
 // operations for its buffers, and the factory that builds a collective by
-// kind and implementation ("ring" = ours, "native" = the library's own).
+// kind and implementation (coll::Algorithm: ours, auto, or native, the
+// library's own).
 #pragma once
 
 #include <mpi.h>
@@ -17,23 +18,22 @@
 #include "collectives/ring_options.h"
 #include "collectives/transport.h"
 #include "collectives/tuning.h"
-#include "measure/comm_kinds.h"
+#include "util/comm_kinds.h"
 
 namespace shardroof {
-
-// The algorithm of ours an Impl other than Native names.
-coll::Algorithm own_algorithm(Impl impl);
 
 class CommSetup {
  public:
   virtual ~CommSetup() = default;
   virtual coll::Transport& transport() = 0;
   virtual coll::MemoryOps& memory() = 0;
-  // Builds a collective; throws UsageError if this setup cannot provide it.
-  virtual std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, Impl impl,
-                                                 const coll::RingOptions& ring) = 0;
-  // Human-readable name of what `impl` runs on this setup, e.g. "ring/mpi".
-  virtual std::string describe(Impl impl) const = 0;
+  // Builds a collective: ours (throws UsageError where this setup cannot
+  // run it, or it has no such collective), auto over coll::auto_candidates
+  // and native, or native, the library's own.
+  std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, coll::Algorithm algorithm,
+                                         const coll::RingOptions& ring);
+  // Human-readable name of what `algorithm` runs on this setup, e.g. "ring/mpi".
+  virtual std::string describe(coll::Algorithm algorithm) const = 0;
 
   // The tuning table `auto` chooses by. Until one is set: the built-in
   // table (measure/tuning_file.h) less the rules measured over another
@@ -42,10 +42,11 @@ class CommSetup {
   const coll::TuningTable& tuning();
 
  protected:
-  // `auto` on this setup: our algorithms `own` and the library's collective
-  // (`native`), chosen among by tuning().
-  std::unique_ptr<coll::Collective> make_auto(coll::CollectiveKind kind, const coll::RingOptions& ring,
-                                              const std::vector<coll::Algorithm>& own, coll::NativeFactory native);
+  // The library's own collective on this setup's communicator.
+  virtual std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) = 0;
+  // Whether the transport matches messages by tag (NCCL does not: our
+  // algorithms that keep two tags in flight cannot run over it).
+  virtual bool tag_matching() const { return true; }
 
  private:
   std::shared_ptr<const coll::TuningTable> tuning_;

@@ -44,7 +44,7 @@ nlohmann::json peak_memory_json(const PeakMemory& m) {
           {"min_rank_triad_bytes_per_s", m.min_rank_triad_bytes_per_s}};
 }
 
-nlohmann::json peak_reduction_json(const sweep::ReduceRate& r) {
+nlohmann::json peak_reduction_json(const ReduceRate& r) {
   return {{"datatype", coll::to_string(r.type)}, {"elements", r.count}, {"s_per_element", r.s_per_elem}};
 }
 

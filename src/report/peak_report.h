@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectives/types.h"
-#include "sweep/records.h"
+#include "ceilings/records.h"
 #include "timing/stats.h"
 
 namespace shardroof {
@@ -19,14 +19,14 @@ namespace shardroof {
 struct PeakGemm {
   coll::DataType type = coll::DataType::Float;
   std::string arithmetic;
-  sweep::GemmRate big;
+  GemmRate big;
   double node_flops_per_s = 0;  // the sum over the node's ranks
-  std::vector<sweep::GemmRate> thin;
+  std::vector<GemmRate> thin;
 };
 
 struct PeakMemory {
   std::string space;  // "host memory" or "device memory"
-  sweep::MemoryBandwidth rate;
+  MemoryBandwidth rate;
   double node_copy_bytes_per_s = 0, node_triad_bytes_per_s = 0, min_rank_triad_bytes_per_s = 0;
 };
 
@@ -42,7 +42,7 @@ nlohmann::json peak_settings_json(const std::string& datatypes, const PeakView& 
                                   std::size_t reduce_elements, int threads, const TimingPlan& timing);
 nlohmann::json peak_gemm_json(const PeakGemm& g);
 nlohmann::json peak_memory_json(const PeakMemory& m);
-nlohmann::json peak_reduction_json(const sweep::ReduceRate& r);
+nlohmann::json peak_reduction_json(const ReduceRate& r);
 
 // The tables, from the gathered per-node records (peak_*_json's shape).
 void print_peak(std::ostream& out, const PeakView& v, const nlohmann::json& nodes);

@@ -30,7 +30,7 @@ nlohmann::json check_json(const sweep::PointCheck& c) {
           {"worst_error_over_tolerance", c.worst_ratio}};
 }
 
-nlohmann::json gemm_json(const sweep::GemmRate& g) {
+nlohmann::json gemm_json(const GemmRate& g) {
   return {{"m", g.m}, {"n", g.n}, {"k", g.k}, {"time_s", time_stats_json(g.time)}, {"iterations", g.time.samples.size()}};
 }
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "link/alpha_beta_fit.h"
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 #include "timing/stats.h"
 #include "util/units.h"
 

@@ -9,8 +9,9 @@
 
 #include "collectives/collective.h"
 #include "collectives/ring_options.h"
+#include "collectives/traits.h"
 #include "collectives/types.h"
-#include "measure/comm_kinds.h"
+#include "util/comm_kinds.h"
 #include "model/roofline.h"
 #include "timing/stats.h"
 
@@ -29,7 +30,7 @@ struct SweepPlan {
   std::size_t min_rounds = 5;  // rounds before the search may stop
   coll::DataType type = coll::DataType::Float;
   coll::CollectiveKind kind = coll::CollectiveKind::AllReduce;
-  Impl impl = Impl::Ring;
+  coll::Algorithm impl = coll::Algorithm::Ring;
   Backend backend = Backend::Cpu;
   TransportKind transport = TransportKind::Mpi;
   int threads = 1;

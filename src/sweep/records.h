@@ -1,6 +1,6 @@
 // The plain records of a sweep: what the runner measures (each point, the
 // ceilings of the run) and the analysis and reporters read. No MPI, no
-// compute backend: sweep/runner.h and sweep/ceilings.h produce them.
+// compute backend: sweep/runner.h and ceilings/ceilings.h produce them.
 #pragma once
 
 #include <cstddef>
@@ -9,38 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "ceilings/records.h"
 #include "collectives/types.h"
 #include "link/records.h"
 #include "timing/stats.h"
 
 namespace shardroof::sweep {
-
-// Ceilings measured on the ranks themselves (sweep/ceilings.h).
-struct GemmRate {
-  std::size_t m = 0, n = 0, k = 0;
-  coll::DataType type = coll::DataType::Float;
-  TimeStats time;
-  double flops_per_s = 0;  // 2*m*n*k / median time
-};
-
-struct MemoryBandwidth {
-  std::size_t elements = 0;  // doubles per array
-  TimeStats copy, triad;
-  double copy_bytes_per_s = 0;   // 2 arrays touched: 16 bytes per element
-  double triad_bytes_per_s = 0;  // 3 arrays touched: 24 bytes per element
-};
-
-struct ReduceRate {
-  std::size_t count = 0;
-  coll::DataType type = coll::DataType::Float;
-  TimeStats time;
-  double s_per_elem = 0;  // g
-};
-
-struct CollectiveTime {
-  std::uint64_t bytes = 0;  // S, the whole array
-  TimeStats time;
-};
 
 // One point of the sweep and the ceilings of its run (sweep/runner.h).
 struct PointCheck {

@@ -93,7 +93,7 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
     if (trace_) {
       trace_->set_recording(false);
       // `auto` picks by size: name what it ran.
-      if (plan_.impl == Impl::Auto)
+      if (plan_.impl == coll::Algorithm::Auto)
         trace_->current_region().algorithm = collective->algorithm() + "/" + std::string(setup_.transport().name());
     }
     return t;

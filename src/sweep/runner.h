@@ -22,7 +22,7 @@
 #include "link/ring_probe.h"
 #include "sweep/two_level.h"
 #include "measure/comm_setup.h"
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 #include "sweep/check.h"
 #include "sweep/overlap.h"
 #include "sweep/plan.h"

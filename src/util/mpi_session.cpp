@@ -32,6 +32,22 @@ double max_over_ranks(MPI_Comm comm, double mine) {
   return out;
 }
 
+double sum_over_ranks(MPI_Comm comm, double mine) {
+  double out = 0;
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_SUM, comm));
+  return out;
+}
+
+double min_over_ranks(MPI_Comm comm, double mine) {
+  double out = 0;
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MIN, comm));
+  return out;
+}
+
+void broadcast_from_root(MPI_Comm comm, std::span<long long> values) {
+  SHARDROOF_MPI_CHECK(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_LONG_LONG, 0, comm));
+}
+
 long long sum_over_ranks(MPI_Comm comm, long long mine) {
   long long out = 0;
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_LONG_LONG, MPI_SUM, comm));

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ class MpiSession {
 bool all_true(MPI_Comm comm, bool mine);
 double max_over_ranks(MPI_Comm comm, double mine);
 long long sum_over_ranks(MPI_Comm comm, long long mine);
+double sum_over_ranks(MPI_Comm comm, double mine);
+double min_over_ranks(MPI_Comm comm, double mine);
+// Rank 0's values, on every rank (the same number of them on every rank).
+void broadcast_from_root(MPI_Comm comm, std::span<long long> values);
 void barrier(MPI_Comm comm);
 // Gathers a string from every rank (rank order) on every rank.
 std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine);

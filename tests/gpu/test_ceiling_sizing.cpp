@@ -10,7 +10,7 @@
 
 #include "../mpi_test_util.h"
 #include "cpu/cpu_backend.h"
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 
 namespace shardroof::sweep {
 namespace {

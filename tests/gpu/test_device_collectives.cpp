@@ -32,8 +32,8 @@ class DeviceCollectivesTest : public testing::GpuTest {
     ring.segment_bytes = 4096;  // many segments: exercises the pipelining
     std::size_t wrong = 0;
     for (const coll::CollectiveTraits& t : coll::all_collectives()) {
-      const Impl ours = *parse_impl(coll::to_string(t.algorithms.front().algorithm));
-      for (const Impl impl : {ours, Impl::Native}) {
+      const coll::Algorithm ours = *coll::parse_algorithm(coll::to_string(t.algorithms.front().algorithm));
+      for (const coll::Algorithm impl : {ours, coll::Algorithm::Native}) {
         auto collective = setup.make(t.kind, impl, ring);
         for (const DataType type : {DataType::Float, DataType::Double, DataType::BFloat16, DataType::Half,
                                     DataType::Int32}) {
@@ -87,7 +87,7 @@ TEST_F(DeviceCollectivesTest, RingAndNativeOverMpiWithDeviceBuffers) {
   setenv("SHARDROOF_ALLOW_SHARED_GPU", "1", 1);
   std::unique_ptr<CommSetup> setup = make_cuda_comm_setup(TransportKind::Mpi, MPI_COMM_WORLD);
   const auto wrong = run_all(*setup);
-  EXPECT_ALL_RANKS(wrong == 0, std::to_string(wrong) + " wrong elements over " + setup->describe(Impl::Ring));
+  EXPECT_ALL_RANKS(wrong == 0, std::to_string(wrong) + " wrong elements over " + setup->describe(coll::Algorithm::Ring));
 }
 
 TEST_F(DeviceCollectivesTest, RingAndNativeOverNccl) {

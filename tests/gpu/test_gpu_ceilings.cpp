@@ -12,7 +12,7 @@
 #include "cuda/cuda_api.h"
 #include "cuda/memory_kernels.h"
 #include "gpu_test_util.h"
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 
 namespace shardroof {
 namespace {
@@ -59,14 +59,14 @@ TEST_F(GpuCeilingsTest, MemoryRoofInDeviceMemoryBeyondTheL2) {
   auto backend = make_cuda_compute_backend(MPI_COMM_WORLD, {});
   ASSERT_GT(backend->cache_bytes(), 0u);
   ASSERT_GT(backend->free_memory_bytes(), 0u);
-  const auto m = sweep::measure_memory_bandwidth(*backend, MPI_COMM_WORLD, 1 << 20, {2, 5});
-  EXPECT_GE(m.elements * sizeof(double), sweep::kCacheMultiple * backend->cache_bytes());
+  const auto m = measure_memory_bandwidth(*backend, MPI_COMM_WORLD, 1 << 20, {2, 5});
+  EXPECT_GE(m.elements * sizeof(double), kCacheMultiple * backend->cache_bytes());
   ASSERT_GT(m.copy_bytes_per_s, 0);
   ASSERT_GT(m.triad_bytes_per_s, 0);
   // Both stream the same memory beyond the L2: they agree within 2x (a
   // kernel that skipped its work, or ran from the cache, would not).
   EXPECT_LT(std::max(m.copy_bytes_per_s, m.triad_bytes_per_s) / std::min(m.copy_bytes_per_s, m.triad_bytes_per_s), 2.0);
-  const auto r = sweep::measure_reduce_rate(*backend, MPI_COMM_WORLD, DataType::BFloat16, 1 << 24, {2, 5});
+  const auto r = measure_reduce_rate(*backend, MPI_COMM_WORLD, DataType::BFloat16, 1 << 24, {2, 5});
   ASSERT_GT(r.s_per_elem, 0);
   // dst = a + b over bfloat16 moves 6 bytes an element through the same
   // memory: it cannot stream much faster than the triad (32 MiB arrays per
@@ -77,10 +77,10 @@ TEST_F(GpuCeilingsTest, MemoryRoofInDeviceMemoryBeyondTheL2) {
 
 TEST_F(GpuCeilingsTest, PeakGemmOfAtLeastTwentyMilliseconds) {
   auto backend = make_cuda_compute_backend(MPI_COMM_WORLD, {});
-  const auto r = sweep::measure_peak_gemm_rate(*backend, MPI_COMM_WORLD, 2048, 2048, 1024, DataType::BFloat16, {2, 5});
-  const sweep::GemmShape shape{r.m, r.n, r.k};
+  const auto r = measure_peak_gemm_rate(*backend, MPI_COMM_WORLD, 2048, 2048, 1024, DataType::BFloat16, {2, 5});
+  const GemmShape shape{r.m, r.n, r.k};
   const bool at_budget =
-      sweep::grown_gemm_shape(shape, r.time.median, 0.020, 2, backend->free_memory_bytes() / 4) == shape;
+      grown_gemm_shape(shape, r.time.median, 0.020, 2, backend->free_memory_bytes() / 4) == shape;
   EXPECT_ALL_RANKS(r.time.median >= 0.020 || at_budget,
                    "C_peak GEMM " + std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) +
                        " took " + std::to_string(r.time.median) + " s");

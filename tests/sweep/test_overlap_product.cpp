@@ -23,7 +23,7 @@ struct Case {
   int K;
 };
 
-SweepPlan overlap_plan(const Case& c, coll::DataType type, coll::CollectiveKind kind, Impl impl) {
+SweepPlan overlap_plan(const Case& c, coll::DataType type, coll::CollectiveKind kind, coll::Algorithm impl) {
   SweepPlan plan;
   plan.B = c.B;
   plan.F = c.F;
@@ -37,7 +37,7 @@ SweepPlan overlap_plan(const Case& c, coll::DataType type, coll::CollectiveKind 
 }
 
 void expect_overlapped_product_right(ComputeBackend& backend, CommSetup& setup, const Case& c, coll::DataType type,
-                                     coll::CollectiveKind kind, Impl impl) {
+                                     coll::CollectiveKind kind, coll::Algorithm impl) {
   const int ranks = testing::world_size();
   const int rank = testing::world_rank();
   const SweepPlan plan = overlap_plan(c, type, kind, impl);
@@ -80,11 +80,11 @@ TEST(OverlapProduct, ChunkedStepLeavesTheDistributedZOfTheStep) {
     cases.push_back({8, 6, D, 4});
   }
   for (const auto kind : {coll::CollectiveKind::AllReduce, coll::CollectiveKind::ReduceScatter}) {
-    for (const auto& c : cases) expect_overlapped_product_right(*backend, *setup, c, coll::DataType::Float, kind, Impl::Ring);
+    for (const auto& c : cases) expect_overlapped_product_right(*backend, *setup, c, coll::DataType::Float, kind, coll::Algorithm::Ring);
     // The other datatypes and the library's collectives, on one shape.
     for (const auto type : {coll::DataType::Double, coll::DataType::BFloat16})
-      expect_overlapped_product_right(*backend, *setup, {7, 5, 13, 3}, type, kind, Impl::Ring);
-    expect_overlapped_product_right(*backend, *setup, {7, 5, 13, 3}, coll::DataType::Float, kind, Impl::Native);
+      expect_overlapped_product_right(*backend, *setup, {7, 5, 13, 3}, type, kind, coll::Algorithm::Ring);
+    expect_overlapped_product_right(*backend, *setup, {7, 5, 13, 3}, coll::DataType::Float, kind, coll::Algorithm::Native);
   }
 }
 
@@ -113,7 +113,7 @@ TEST(OverlapProduct, AWrongChunkFailsTheCheck) {
   };
   for (const auto kind : {coll::CollectiveKind::AllReduce, coll::CollectiveKind::ReduceScatter}) {
     for (const auto& e : edits) {
-      const SweepPlan plan = overlap_plan(c, coll::DataType::Float, kind, Impl::Ring);
+      const SweepPlan plan = overlap_plan(c, coll::DataType::Float, kind, coll::Algorithm::Ring);
       SweepRunner runner(plan, *backend, *setup, MPI_COMM_WORLD);
       const PointRecord rec = runner.measure_point(c.D, nullptr, e.edit);
       const std::string what = fmt::format("{}: {}", coll::to_string(kind), e.what);

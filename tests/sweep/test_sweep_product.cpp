@@ -33,7 +33,7 @@ TEST(SweepProduct, DistributedZMatchesASingleRankReference) {
   const std::vector<Case> cases = {{6, 5, 1}, {6, 5, 3}, {7, 9, 13}, {8, 8, 64}, {16, 12, 101}};
   for (const auto type : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16}) {
     for (const auto kind : {coll::CollectiveKind::AllReduce, coll::CollectiveKind::ReduceScatter}) {
-      for (const auto impl : {Impl::Ring, Impl::Native}) {
+      for (const auto impl : {coll::Algorithm::Ring, coll::Algorithm::Native}) {
         for (const auto& c : cases) {
           SweepPlan plan;
           plan.B = c.B;

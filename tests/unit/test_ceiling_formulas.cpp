@@ -4,7 +4,7 @@
 // module's summary, and its median through each formula.
 #include <gtest/gtest.h>
 
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 #include "timing/timing.h"
 
 namespace shardroof::sweep {

@@ -122,6 +122,23 @@ TEST(Traits, OurAlgorithms) {
   EXPECT_TRUE(own_algorithm_for(Algorithm::Pairwise, CollectiveKind::AllReduce)->needs_tag_matching);
 }
 
+// One name per implementation, the library's own included, and one list
+// that `auto` chooses among on every setup.
+TEST(Traits, ImplementationNamesAndAutoCandidates) {
+  for (const Algorithm a : {Algorithm::Auto, Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct,
+                            Algorithm::Hier, Algorithm::Native})
+    EXPECT_EQ(parse_algorithm(to_string(a)), a);
+  EXPECT_FALSE(parse_algorithm("rings").has_value());
+  for (const CollectiveTraits& t : all_collectives()) EXPECT_TRUE(supports(Algorithm::Native, t.kind));
+  EXPECT_EQ(auto_candidates(CollectiveKind::AllReduce),
+            (std::vector<Algorithm>{Algorithm::Ring, Algorithm::Pairwise, Algorithm::Direct}));
+  // Without tag matching (NCCL), pairwise AllReduce cannot run; its AllToAll can.
+  EXPECT_EQ(auto_candidates(CollectiveKind::AllReduce, false),
+            (std::vector<Algorithm>{Algorithm::Ring, Algorithm::Direct}));
+  EXPECT_EQ(auto_candidates(CollectiveKind::AllToAll, false), (std::vector<Algorithm>{Algorithm::Pairwise}));
+  EXPECT_EQ(auto_candidates(CollectiveKind::Broadcast), (std::vector<Algorithm>{Algorithm::Ring}));
+}
+
 TEST(BlockPartition, OwnerOfEveryIndex) {
   for (const int n : {1, 2, 3, 7})
     for (const std::size_t count : {std::size_t{1}, std::size_t{5}, std::size_t{7}, std::size_t{100}}) {

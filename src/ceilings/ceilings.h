@@ -2,7 +2,7 @@
 // module's rules (every rank runs at once, per-iteration max over ranks):
 // GEMM FLOP/s at a given shape, memory bandwidth (STREAM-like copy and
 // triad), the local reduction rate g, and the time of one collective at one
-// size. Used by `sweep` and `peak`.
+// size. Used by `sweep` and `peak`; the records are ceilings/records.h.
 #pragma once
 
 #include <mpi.h>
@@ -15,10 +15,10 @@
 #include "collectives/types.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
-#include "sweep/records.h"
+#include "ceilings/records.h"
 #include "timing/timing.h"
 
-namespace shardroof::sweep {
+namespace shardroof {
 
 // The formulas behind the rates below, from a median time in seconds (0
 // when the time is not positive). Kept apart from the measuring so tests
@@ -77,8 +77,8 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
 
 // Times `kind` at `bytes` (out of place, non-zero data): the collective's
 // own T_comm at the size the sweep's shapes use, S = B*F*s.
-CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
+CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, coll::Algorithm impl,
                                const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
                                const TimingPlan& timing);
 
-}  // namespace shardroof::sweep
+}  // namespace shardroof

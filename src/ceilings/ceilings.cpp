@@ -1,4 +1,4 @@
-#include "sweep/ceilings.h"
+#include "ceilings/ceilings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,20 @@
 
 #include "collectives/blocks.h"
 #include "collectives/mpi_transport.h"
-#include "sweep/operands.h"
+#include "collectives/check_pattern.h"
 #include "util/node.h"
 
-namespace shardroof::sweep {
+namespace shardroof {
+namespace {
+
+// Non-zero data whose sums stay exact in every type: a ceiling's kernels
+// run at their speed on it (no zeros a library could skip, no subnormals).
+// `which` tells two operands (or two ranks' contributions) apart.
+void fill_operand(void* host, std::size_t count, int which, coll::DataType type) {
+  coll::fill_pattern(host, count, 0, which, which + 1, type, coll::ReduceOp::Sum);
+}
+
+}  // namespace
 
 double gemm_flops_per_s(std::size_t m, std::size_t n, std::size_t k, double seconds) {
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -35,9 +45,9 @@ GemmRate measure_gemm_rate(ComputeBackend& backend, MPI_Comm comm, std::size_t m
   auto a = mem.allocate(m * k * es + 1), b = mem.allocate(k * n * es + 1), c = mem.allocate(m * n * es + 1);
   {
     std::vector<std::byte> host(std::max(m * k, k * n) * es + 1);
-    fill_x_shard(host.data(), type, 7, m, {0, k});
+    fill_operand(host.data(), m * k, 0, type);
     mem.copy(a->data(), host.data(), m * k * es);
-    fill_y_shard(host.data(), type, 7, n, {0, k});
+    fill_operand(host.data(), k * n, 1, type);
     mem.copy(b->data(), host.data(), k * n * es);
     mem.synchronize();
   }
@@ -55,9 +65,9 @@ GemmRate measure_call_rate(ComputeBackend& backend, MPI_Comm comm, coll::DataTyp
   auto a = mem.allocate(es + 1), b = mem.allocate(es + 1), c = mem.allocate(es + 1);
   {
     std::vector<std::byte> host(es + 1);
-    fill_x_shard(host.data(), type, 7, 1, {0, 1});
+    fill_operand(host.data(), 1, 0, type);
     mem.copy(a->data(), host.data(), es);
-    fill_y_shard(host.data(), type, 7, 1, {0, 1});
+    fill_operand(host.data(), 1, 1, type);
     mem.copy(b->data(), host.data(), es);
     mem.synchronize();
   }
@@ -150,9 +160,9 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
   auto a = memory.allocate(count * es + 1), b = memory.allocate(count * es + 1), dst = memory.allocate(count * es + 1);
   {
     std::vector<std::byte> host(count * es + 1);
-    fill_y_shard(host.data(), type, 11, count, {0, 1});
+    fill_operand(host.data(), count, 0, type);
     memory.copy(a->data(), host.data(), count * es);
-    fill_y_shard(host.data(), type, 11, count, {1, 1});
+    fill_operand(host.data(), count, 1, type);
     memory.copy(b->data(), host.data(), count * es);
     memory.synchronize();
   }
@@ -164,7 +174,7 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
   return out;
 }
 
-CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, Impl impl,
+CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, coll::Algorithm impl,
                                const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
                                const TimingPlan& timing) {
   auto& mem = setup.memory();
@@ -174,7 +184,7 @@ CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::Collective
   auto send = mem.allocate(count * es + 1), recv = mem.allocate(count * es + 1);
   {
     std::vector<std::byte> host(count * es + 1);
-    fill_y_shard(host.data(), type, 13, count, {static_cast<std::size_t>(setup.transport().rank()), 1});
+    fill_operand(host.data(), count, setup.transport().rank(), type);
     mem.copy(send->data(), host.data(), count * es);
     mem.synchronize();
   }
@@ -188,4 +198,4 @@ CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::Collective
   return out;
 }
 
-}  // namespace shardroof::sweep
+}  // namespace shardroof
