@@ -3,7 +3,7 @@
 // --tune-to FILE` times every implementation (ours and the library's native
 // one) at every size on the ranks and transport at hand and writes the
 // table; `measured` says where and when. A built-in table measured on one
-// machine is the default (src/measure/tuning_file.h).
+// machine is the default (src/tuning/tuning_file.h).
 //
 // Lookup: the rules of a collective and rank count, in increasing max_bytes,
 // cut the sizes into ranges; a call of S bytes takes the first rule with

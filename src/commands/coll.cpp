@@ -6,7 +6,6 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
@@ -25,9 +24,7 @@
 #include "measure/coll_stability.h"
 #include "report/stability_report.h"
 #include "measure/comm_setup.h"
-#include "measure/tuner.h"
-#include "measure/tuning_file.h"
-#include "measure/tuning_sources.h"
+#include "tuning/tuning.h"
 #include "report/coll_report.h"
 #include "report/gate_report.h"
 #include "commands/environment.h"
@@ -206,7 +203,7 @@ class CollCommand final : public Command {
     // The tuning table written is updated in place: checked, never renamed.
     if (!f_.tune.empty()) {
       run_agreed(ctx.mpi.world(), [&] {
-        if (ctx.mpi.is_root()) check_tune_output(f_.tune, ctx.force);
+        if (ctx.mpi.is_root()) check_tuning_output(f_.tune, ctx.force, "--tune-to");
       });
     }
     std::unique_ptr<CommSetup> setup;
@@ -351,15 +348,16 @@ class CollCommand final : public Command {
     doc["stability"] = {{"rounds", rounds_done}, {"min_rounds", rounds}, {"min_span_s", min_span_s},
                         {"run", stability_json(stable.run)},
                         {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
-    console.stability(all, stable, rounds_done);
-    console.footer(all);
+    std::size_t tuning_rules_written = 0;  // rank 0
     if (!f_.tune.empty() && !out.stopped()) {
-      const coll::TuningTable measured = measured_table(plan, all, kinds, ctx, scope, hosts);
-      if (ctx.mpi.is_root() && !plan.sizes.empty())
-        write_tuning(ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured, ctx);
+      const coll::TuningTable measured =
+          table_from_records(all, kinds, ctx.mpi.size(), tuning_origin(plan, kinds, ctx, scope, hosts));
+      if (ctx.mpi.is_root() && !plan.sizes.empty()) {
+        write_tuning_table(f_.tune, ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured);
+        tuning_rules_written = measured.rules.size();
+      }
       doc["tuning"] = {{"file", f_.tune}, {"rules", measured.rules.size()}};
     }
-    if (!out.stopped()) gate.judge(doc);
     // Every rank gets here, interrupted or not: the traced sizes are kept.
     out.finish_trace(plan.timing.mode == TimingMode::Batched
                          ? "the last timed batch of each size, implementation and placement (out of place, in place); "
@@ -367,13 +365,19 @@ class CollCommand final : public Command {
                          : "the last timed iteration of each size, implementation and placement (out of place, in "
                            "place); warm-up and the other timed iterations are not traced",
                      backend == Backend::Cuda);
-    out.finish();
-    gate.print();
-    out.print_written_files();
     long long wrong = 0;
     for (const auto& r : all) wrong += r.wrong > 0 ? r.wrong : 0;
-    return gate.exit_status(out.exit_status(wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "",
-                                            f_.tune.empty() ? "" : "the tuning table was not written"));
+    return end_run(out, gate, doc,
+                   {{},
+                    [&] {
+                      console.stability(all, stable, rounds_done);
+                      console.footer(all);
+                      if (ctx.mpi.is_root() && !f_.tune.empty() && !out.stopped() && !plan.sizes.empty())
+                        ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune,
+                                               tuning_rules_written, ctx.mpi.size());
+                    },
+                    true, wrong > 0 ? fmt::format("{} wrong elements (see #wrong)", wrong) : "",
+                    f_.tune.empty() ? "" : "the tuning table was not written"});
   }
 
  private:
@@ -578,17 +582,15 @@ class CollCommand final : public Command {
     return notes;
   }
 
-  // The tuning table of this run's measurements.
-  coll::TuningTable measured_table(const CollPlan& plan, const std::vector<CollRecord>& records,
-                                   const std::vector<coll::CollectiveKind>& kinds, const RunContext& ctx,
-                                   const TuningScope& scope, const std::set<std::string>& hosts) const {
-    coll::TuningTable t;
+  // Where and how this run measured its table: its [[measured]] entry.
+  coll::TuningOrigin tuning_origin(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
+                                   const RunContext& ctx, const TuningScope& scope,
+                                   const std::set<std::string>& hosts) const {
     coll::TuningOrigin o;
     o.ranks = ctx.mpi.size();
     o.kinds = kinds;
     o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
     o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
-    const std::string sizes = plan_sizes_text();
     o.fields = {{"host", host_name()},
                 {"hosts", std::to_string(hosts.size())},
                 {"cpu", cpu_model()},
@@ -598,11 +600,11 @@ class CollCommand final : public Command {
                 {"backend", scope.backend},
                 {"datatype", f_.compute.datatype},
                 {"op", f_.op},
-                {"sizes", sizes},
+                {"sizes", plan_sizes_text()},
                 {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing_mode, f_.timing.iters,
                                        f_.timing.warmup,
                                        f_.timing_mode == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
-                {"passes", passes_text()},
+                {"passes", passes_text(static_cast<std::size_t>(f_.timing.iters))},
                 {"load_average", load_average()},
                 {"date", utc_timestamp()},
                 {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
@@ -610,28 +612,7 @@ class CollCommand final : public Command {
                                         f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.timing.iters,
                                         f_.timing.warmup, f_.compute.datatype, f_.op, f_.compute.backend, f_.transport,
                                         f_.segment_bytes, f_.timing_mode)}};
-    t.measured.push_back(o);
-    for (const auto kind : kinds) {
-      std::vector<SizeRanking> rankings;
-      for (auto& s : rank_sizes(records))
-        if (s.kind == kind) rankings.push_back(std::move(s));
-      for (auto& r : tuning_rules(rankings, ctx.mpi.size())) t.rules.push_back(std::move(r));
-    }
-    t.sort();
-    return t;
-  }
-
-  // The passes the tuner's noise comes from (tuner.h: pass_bounds).
-  std::string passes_text() const {
-    const auto passes = pass_bounds(static_cast<std::size_t>(f_.timing.iters));
-    std::size_t shortest = static_cast<std::size_t>(f_.timing.iters), longest = 0;
-    for (const auto& [begin, end] : passes) {
-      shortest = std::min(shortest, end - begin);
-      longest = std::max(longest, end - begin);
-    }
-    if (passes.empty()) return "no passes";
-    return shortest == longest ? fmt::format("{} passes of {} iterations per size", passes.size(), shortest)
-                               : fmt::format("{} passes of {}-{} iterations per size", passes.size(), shortest, longest);
+    return o;
   }
 
   std::string plan_sizes_text() const {
@@ -639,40 +620,10 @@ class CollCommand final : public Command {
                                : fmt::format("{} to {} x{}", f_.minbytes, f_.maxbytes, f_.stepfactor);
   }
 
-  // --tune-to FILE must be a tuning table already (its other rules are kept),
-  // or not exist yet; --force replaces anything else.
-  static void check_tune_output(const std::string& path, bool force) {
-    check_writable(path, "--tune-to");
-    std::ifstream in(path);
-    if (!in || force) return;
-    try {
-      read_tuning_file(path);
-    } catch (const UsageError& e) {
-      throw_usage("--tune-to: '{}' exists and is not a tuning table ({}); --force replaces it", path, e.what());
-    }
-  }
-
-  // Writes (or merges into) --tune-to FILE the rules `measured` of `kinds`
-  // on `ranks` ranks over the sizes [lo, hi]; rank 0 only.
+  // Writes --tune-to FILE (rank 0 only) and says so.
   void write_tuning(int ranks, const std::vector<coll::CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
                     const coll::TuningTable& measured, const RunContext& ctx) const {
-    coll::TuningTable table;
-    if (std::ifstream(f_.tune)) {
-      try {
-        table = read_tuning_file(f_.tune);
-      } catch (const UsageError&) {
-        // not a table: --force was given (check_tune_output), so it is replaced
-      }
-    }
-    table.merge(ranks, kinds, lo, hi, measured);
-    write_file_atomically(
-        f_.tune, tuning_toml(table, {"shardroof tuning table: which implementation `--impl auto` runs (coll, sweep).",
-                                     "Written by `shardroof coll --tune-to`; [[measured]] says where each rank count's "
-                                     "rules were measured.",
-                                     "A rule covers the sizes above the previous rule of its collective and rank "
-                                     "count up to max_bytes (none: no bound);",
-                                     "`order` lists implementations fastest first, up to the fastest of ours; auto "
-                                     "runs the first it can."}));
+    write_tuning_table(f_.tune, ranks, kinds, lo, hi, measured);
     ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune, measured.rules.size(),
                            ranks);
   }
@@ -684,15 +635,12 @@ class CollCommand final : public Command {
       if (f_.tune.empty()) throw_usage("--tune-from: needs --tune-to FILE, the table it writes");
       if (!f_.tuning.empty()) throw_usage("--tune-from writes a table; it does not read one (--tuning {})", f_.tuning);
       if (!ctx.mpi.is_root()) return;
-      check_tune_output(f_.tune, ctx.force);
+      check_tuning_output(f_.tune, ctx.force, "--tune-to");
       std::string list;
       for (const auto& p : f_.tune_from) list += (list.empty() ? "" : ",") + p;
       const TuningSources sources =
           read_tuning_sources(f_.tune_from, fmt::format("shardroof coll --tune-to {} --tune-from {}", f_.tune, list));
-      coll::TuningTable measured;
-      measured.measured.push_back(sources.origin);
-      measured.rules = tuning_rules_over_launches(sources.launches, sources.ranks);
-      measured.sort();
+      const coll::TuningTable measured = table_from_sources(sources);
       ctx.out << fmt::format("# tuning from {} documents of {} ranks: each size takes the implementation whose worst "
                              "loss over the launches is least\n",
                              f_.tune_from.size(), sources.ranks);

@@ -72,4 +72,14 @@ int RunGate::exit_status(int status) const {
   return static_cast<int>(ExitCode::GateFailed);
 }
 
+int end_run(RunOutput& out, RunGate& gate, nlohmann::json& doc, const RunEnd& end) {
+  if (!out.stopped()) gate.judge(doc);
+  out.finish(end.csv_text);
+  if (out.stopped() && !end.summary_if_stopped) return out.exit_status("", end.stopped_note);
+  if (end.summary) end.summary();
+  gate.print();
+  out.print_written_files();
+  return gate.exit_status(out.exit_status(end.wrong, end.stopped_note));
+}
+
 }  // namespace shardroof

@@ -13,11 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/common_flags.h"
+#include "commands/run_output.h"
 #include "gate/gate.h"
 
 namespace shardroof {
@@ -63,5 +65,19 @@ class RunGate {
   bool judged_ = false;                 // every rank
   bool failed_ = false;                 // every rank
 };
+
+// The end of every command's run, written once: the gates judge the
+// results (unless the run was interrupted), the files are finished, the
+// command's summary and the gates' verdict are printed, then where the
+// files went, and the exit status (interrupted, else wrong results, else
+// the gate's). Collective; call it after the trace is finished.
+struct RunEnd {
+  std::function<std::string()> csv_text;  // the CSV, for a command with --csv
+  std::function<void()> summary;          // the command's own summary on the report
+  bool summary_if_stopped = true;         // false: an interrupted run ends with its files written
+  std::string wrong;                      // the wrong results in words; "" when none
+  std::string stopped_note;               // what an interruption left undone
+};
+int end_run(RunOutput& out, RunGate& gate, nlohmann::json& doc, const RunEnd& end);
 
 }  // namespace shardroof

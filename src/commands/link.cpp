@@ -233,18 +233,16 @@ class LinkCommand final : public Command {
           "on {} pairs t(n) = alpha + n/W misses a measured time by more than {:.0f}%: W is the large messages' "
           "bandwidth, alpha the small messages' latency",
           untrusted, 100 * link::kTrustedResidual);
-    console.footer(results, summary, model);
-    if (!out.stopped()) gate.judge(doc);
     // The summary and model link of an interrupted run cover the finished
     // pairs only; "interrupted" says so.
-    out.finish();
-    gate.print();
-    out.print_written_files();
     long long wrong = 0;
     for (const auto* list : {&idle_results, &results})
       for (const auto& r : *list) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
-    return gate.exit_status(out.exit_status(
-        wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong, loaded ? "received or echoed" : "echoed") : ""));
+    return end_run(out, gate, doc,
+                   {{}, [&] { console.footer(results, summary, model); }, true,
+                    wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong, loaded ? "received or echoed" : "echoed")
+                              : "",
+                    ""});
   }
 
  private:

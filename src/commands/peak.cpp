@@ -148,10 +148,7 @@ class PeakCommand final : public Command {
       // Every rank stops after the same step when any rank got SIGINT/SIGTERM.
       if (out.stop_requested(steps_done)) break;
     }
-    if (out.stopped()) {
-      out.finish();
-      return out.exit_status();
-    }
+    if (out.stopped()) return end_run(out, gate, doc, {{}, {}, false, "", ""});
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
     const auto mem = measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
@@ -170,12 +167,9 @@ class PeakCommand final : public Command {
     step.reset();
     ++steps_done;
     publish();
-    gate.judge(doc);
-    out.finish();
-    print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"]);
-    gate.print();
-    out.print_written_files();
-    return gate.exit_status(out.exit_status());
+    return end_run(out, gate, doc,
+                   {{}, [&] { print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"]); },
+                    false, "", ""});
   }
 
  private:

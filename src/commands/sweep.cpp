@@ -403,18 +403,17 @@ class SweepCommand final : public Command {
                          "at S, the ring probe) are not traced",
                      plan.backend == Backend::Cuda);
     update_document();
-    if (!out.stopped()) gate.judge(doc);
-    out.finish(csv_text);
-    if (out.stopped()) return out.exit_status();
-    console.summary(points, analysis, ceilings, plan, search_report);
-    if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
-      print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
-    if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
-    gate.print();
-    out.print_written_files();
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
-    return gate.exit_status(out.exit_status(wrong > 0 ? "the distributed product is wrong (see check)" : ""));
+    return end_run(out, gate, doc,
+                   {csv_text,
+                    [&] {
+                      console.summary(points, analysis, ceilings, plan, search_report);
+                      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
+                        print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
+                      if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
+                    },
+                    false, wrong > 0 ? "the distributed product is wrong (see check)" : "", ""});
   }
 
  private:

@@ -1,6 +1,6 @@
 // The plain records of `shardroof coll`: the plan, one measured row, and a
 // size's ranking of the implementations. No MPI: measure/coll_runner.h and
-// measure/tuner.h produce them; report/coll_report.h formats them.
+// tuning/tuner.h produce them; report/coll_report.h formats them.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
 #include "cuda/cuda_api.h"
-#include "measure/tuning_file.h"
+#include "tuning/tuning_file.h"
 #include "util/error.h"
 
 namespace shardroof {

@@ -36,7 +36,7 @@ class CommSetup {
   virtual std::string describe(coll::Algorithm algorithm) const = 0;
 
   // The tuning table `auto` chooses by. Until one is set: the built-in
-  // table (measure/tuning_file.h) less the rules measured over another
+  // table (tuning/tuning_file.h) less the rules measured over another
   // transport or memory space.
   void set_tuning(std::shared_ptr<const coll::TuningTable> table) { tuning_ = std::move(table); }
   const coll::TuningTable& tuning();

@@ -5,7 +5,7 @@
 # nor the command line (cli/: flags and their parsing).
 # Usage: cmake -DSOURCE_DIR=<repository> -P check_report_includes.cmake
 cmake_minimum_required(VERSION 3.22)
-set(_forbidden "mpi\\.h$|util/mpi_session\\.h$|util/agreement\\.h$|^cuda/|^compute/|_runner\\.h$|^measure/tuner\\.h$|^measure/comm_setup\\.h$|^timing/timing\\.h$|cblas\\.h$|nccl\\.h$")
+set(_forbidden "mpi\\.h$|util/mpi_session\\.h$|util/agreement\\.h$|^cuda/|^compute/|_runner\\.h$|^tuning/tuner\\.h$|^measure/comm_setup\\.h$|^timing/timing\\.h$|cblas\\.h$|nccl\\.h$")
 set(_roots ${SOURCE_DIR}/src ${SOURCE_DIR})
 
 # Appends to `_seen` every project header `file` reaches; records the first

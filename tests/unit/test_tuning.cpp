@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "collectives/auto_collective.h"
-#include "measure/tuner.h"
-#include "measure/tuning_file.h"
-#include "measure/tuning_sources.h"
+#include "tuning/tuner.h"
+#include "tuning/tuning_file.h"
+#include "tuning/tuning_sources.h"
 #include "util/error.h"
 
 namespace shardroof {

@@ -1,4 +1,4 @@
-#include "measure/tuning_sources.h"
+#include "tuning/tuning_sources.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "collectives/collective.h"
-#include "measure/tuner.h"
+#include "tuning/tuner.h"
 #include "util/error.h"
 #include "cli/values.h"
 #include "util/units.h"

@@ -1,4 +1,4 @@
-#include "measure/tuner.h"
+#include "tuning/tuner.h"
 
 #include <algorithm>
 #include <cmath>

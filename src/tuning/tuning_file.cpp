@@ -1,4 +1,4 @@
-#include "measure/tuning_file.h"
+#include "tuning/tuning_file.h"
 
 #include <fmt/format.h>
 
