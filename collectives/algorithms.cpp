@@ -48,7 +48,7 @@ std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching) {
 
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
-                                            const RingOptions& options, const TuningTable& tuning) {
+                                            const CollectiveOptions& options, const TuningTable& tuning) {
   if (algorithm == Algorithm::Native)
     throw InvalidArgument("the library's own " + std::string(to_string(kind)) +
                           " is built by the owner of its communicator, not by make_collective");
@@ -61,14 +61,14 @@ std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind 
 }
 
 std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                                                 const RingOptions& options, const TuningTable& tuning,
+                                                 const CollectiveOptions& options, const TuningTable& tuning,
                                                  const std::vector<Algorithm>& algorithms, NativeFactory native) {
   std::vector<std::string> available;
   for (const Algorithm a : algorithms)
     if (a != Algorithm::Auto && a != Algorithm::Native && supports(a, kind)) available.emplace_back(to_string(a));
   if (native) available.emplace_back(kNativeImpl);
   auto make = [kind, &transport, &memory, native](std::string_view impl,
-                                                   const RingOptions& o) -> std::unique_ptr<Collective> {
+                                                   const CollectiveOptions& o) -> std::unique_ptr<Collective> {
     if (impl == kNativeImpl) return native ? native() : nullptr;
     const auto a = parse_algorithm(impl);
     if (!a || *a == Algorithm::Auto || *a == Algorithm::Native) return nullptr;

@@ -15,7 +15,7 @@
 //   hier      two levels for ranks grouped into nodes: a ring inside each
 //             node, rings across nodes on 1/K of the data each, a ring
 //             inside the node again (hierarchical.h; AllReduce and
-//             ReduceScatter). Needs RingOptions::node_of_rank.
+//             ReduceScatter). Needs CollectiveOptions::node_of_rank.
 //   auto      picks per call by message size and rank count from a measured
 //             tuning table (auto_collective.h, tuning.h) among auto_candidates
 //             and native; algorithm() then names the last choice, e.g.
@@ -35,7 +35,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/traits.h"
 #include "collectives/transport.h"
 #include "collectives/tuning.h"
@@ -59,7 +59,7 @@ std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching = 
 // that can also run the library's own collective).
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
-                                            const RingOptions& options = {},
+                                            const CollectiveOptions& options = {},
                                             const TuningTable& tuning = {});
 
 // The library's own collective of a kind, for `auto` to choose (may be empty).
@@ -69,7 +69,7 @@ using NativeFactory = std::function<std::unique_ptr<Collective>()>;
 // itself is ignored) and, when `native` is given, the library's own
 // collective under the name "native", chosen among by `tuning`.
 std::unique_ptr<Collective> make_auto_collective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                                                 const RingOptions& options, const TuningTable& tuning,
+                                                 const CollectiveOptions& options, const TuningTable& tuning,
                                                  const std::vector<Algorithm>& algorithms,
                                                  NativeFactory native = {});
 

@@ -7,7 +7,7 @@
 
 namespace shardroof::coll {
 
-PairwiseAllToAll::PairwiseAllToAll(Transport& transport, MemoryOps& memory, RingOptions options)
+PairwiseAllToAll::PairwiseAllToAll(Transport& transport, MemoryOps& memory, CollectiveOptions options)
     : transport_(transport), memory_(memory), options_(options) {}
 
 PairwiseAllToAll::~PairwiseAllToAll() = default;

@@ -24,7 +24,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -32,7 +32,7 @@ namespace shardroof::coll {
 class PairwiseAllToAll final : public Collective {
  public:
   // transport and memory are borrowed and must outlive the collective.
-  PairwiseAllToAll(Transport& transport, MemoryOps& memory, RingOptions options = {});
+  PairwiseAllToAll(Transport& transport, MemoryOps& memory, CollectiveOptions options = {});
   ~PairwiseAllToAll() override;
   CollectiveKind kind() const override { return CollectiveKind::AllToAll; }
   std::string algorithm() const override { return "pairwise"; }
@@ -41,7 +41,7 @@ class PairwiseAllToAll final : public Collective {
  private:
   Transport& transport_;
   MemoryOps& memory_;
-  RingOptions options_;
+  CollectiveOptions options_;
   std::unique_ptr<Allocation> scratch_;  // the input, in place
 };
 

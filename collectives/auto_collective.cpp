@@ -7,7 +7,7 @@
 namespace shardroof::coll {
 
 AutoCollective::AutoCollective(CollectiveKind kind, int nranks, const TuningTable& table,
-                               std::vector<std::string> available, Factory make, RingOptions options)
+                               std::vector<std::string> available, Factory make, CollectiveOptions options)
     : kind_(kind),
       rules_(table.rules_for(kind, nranks)),
       available_(std::move(available)),
@@ -40,7 +40,7 @@ std::string AutoCollective::choice(std::uint64_t bytes) const { return choose(by
 Collective& AutoCollective::candidate(const Choice& c) {
   for (Built& b : built_)
     if (b.choice.impl == c.impl && b.choice.segment_bytes == c.segment_bytes) return *b.collective;
-  RingOptions o = options_;
+  CollectiveOptions o = options_;
   o.segment_bytes = c.segment_bytes;
   auto made = make_(c.impl, o);
   if (!made) throw InvalidArgument("auto: cannot build '" + c.impl + "' for " + std::string(to_string(kind_)));

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "collectives/collective.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/tuning.h"
 
 namespace shardroof::coll {
@@ -25,13 +25,13 @@ namespace shardroof::coll {
 class AutoCollective final : public Collective {
  public:
   // Builds the named implementation with these options.
-  using Factory = std::function<std::unique_ptr<Collective>(std::string_view impl, const RingOptions& options)>;
+  using Factory = std::function<std::unique_ptr<Collective>(std::string_view impl, const CollectiveOptions& options)>;
 
   // `available`: the names `make` can build, for `kind` on `nranks` ranks.
   // With options.segment_bytes > 0 the segment size is pinned; otherwise a
   // rule's segment_bytes applies. The table's rules are copied.
   AutoCollective(CollectiveKind kind, int nranks, const TuningTable& table, std::vector<std::string> available,
-                 Factory make, RingOptions options);
+                 Factory make, CollectiveOptions options);
   ~AutoCollective() override;
 
   CollectiveKind kind() const override { return kind_; }
@@ -58,7 +58,7 @@ class AutoCollective final : public Collective {
   std::vector<TuningRule> rules_;  // of this collective and rank count, by max_bytes
   std::vector<std::string> available_;
   Factory make_;
-  RingOptions options_;
+  CollectiveOptions options_;
   std::vector<Built> built_;
   std::uint64_t last_bytes_ = kNoUpperBound;
   Collective* current_ = nullptr;

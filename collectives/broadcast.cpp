@@ -10,14 +10,14 @@
 
 namespace shardroof::coll {
 
-RingBroadcast::RingBroadcast(Transport& transport, MemoryOps& memory, RingOptions options)
+RingBroadcast::RingBroadcast(Transport& transport, MemoryOps& memory, CollectiveOptions options)
     : transport_(transport), memory_(memory), options_(options) {}
 
 void RingBroadcast::run(const void* send, void* recv, std::size_t count, DataType type, ReduceOp /*op*/) {
   Transport& t = transport_;
   const int n = t.size();
   const int rank = t.rank();
-  const int root = options_.root;
+  const int root = options_.broadcast.root;
   if (root < 0 || root >= n)
     throw InvalidArgument("broadcast: root " + std::to_string(root) + " is not a rank of " + std::to_string(n));
   const std::size_t es = size_of(type);

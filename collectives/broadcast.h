@@ -15,7 +15,7 @@
 // which tends to S * beta for k >> N (every link carries S once, and all
 // links run at once); the best k = sqrt((N-2) * S * beta / alpha) gives
 //   T = S * beta + (N-2) * alpha + 2 * sqrt((N-2) * alpha * S * beta).
-// Segments are sized as for the ring (RingOptions, collectives/segments.h),
+// Segments are sized as for the ring (CollectiveOptions, collectives/segments.h),
 // except that on two ranks, where nobody forwards and the best k is 1,
 // automatic segments cover the whole message.
 // Over a binomial tree's log2(N) * (alpha + S * beta) the chain wins for
@@ -26,16 +26,16 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
 
 class RingBroadcast final : public Collective {
  public:
-  // The root is options.root. transport and memory are borrowed and must
+  // The root is options.broadcast.root. transport and memory are borrowed and must
   // outlive the collective.
-  RingBroadcast(Transport& transport, MemoryOps& memory, RingOptions options = {});
+  RingBroadcast(Transport& transport, MemoryOps& memory, CollectiveOptions options = {});
   CollectiveKind kind() const override { return CollectiveKind::Broadcast; }
   std::string algorithm() const override { return "ring"; }
   // InvalidArgument if the root is not a rank.
@@ -44,7 +44,7 @@ class RingBroadcast final : public Collective {
  private:
   Transport& transport_;
   MemoryOps& memory_;
-  RingOptions options_;
+  CollectiveOptions options_;
   std::vector<RequestPtr> sends_;
 };
 

@@ -11,17 +11,17 @@ namespace shardroof::coll {
 
 class DirectCollective::Impl {
  public:
-  Impl(Transport& t, MemoryOps& m, RingOptions o) : transport(t), memory(m), options(o) {}
+  Impl(Transport& t, MemoryOps& m, CollectiveOptions o) : transport(t), memory(m), options(o) {}
   Transport& transport;
   MemoryOps& memory;
-  RingOptions options;
+  CollectiveOptions options;
   detail::ScratchPool slots;
   std::vector<RequestPtr> recvs;
   std::vector<RequestPtr> sends;
 };
 
 DirectCollective::DirectCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                                   RingOptions options)
+                                   CollectiveOptions options)
     : kind_(kind), impl_(std::make_unique<Impl>(transport, memory, options)) {
   if (kind != CollectiveKind::AllReduce && kind != CollectiveKind::ReduceScatter)
     throw InvalidArgument("the direct algorithm has no " + std::string(to_string(kind)));

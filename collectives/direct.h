@@ -21,7 +21,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -31,7 +31,7 @@ class DirectCollective final : public Collective {
   // kind is AllReduce or ReduceScatter (InvalidArgument otherwise).
   // transport and memory are borrowed and must outlive the collective.
   DirectCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                   RingOptions options = {});
+                   CollectiveOptions options = {});
   ~DirectCollective() override;
   CollectiveKind kind() const override { return kind_; }
   std::string algorithm() const override { return "direct"; }

@@ -17,14 +17,14 @@ constexpr int kIntraGatherTag = 1;
 constexpr int kInterReduceTag = 2;
 constexpr int kInterGatherTag = 3;
 
-NodeLayout layout_for(const Transport& transport, const RingOptions& options) {
-  if (options.node_of_rank.size() != static_cast<std::size_t>(transport.size()))
+NodeLayout layout_for(const Transport& transport, const CollectiveOptions& options) {
+  if (options.hier.node_of_rank.size() != static_cast<std::size_t>(transport.size()))
     throw InvalidArgument("the hier algorithm needs the node of each of the " + std::to_string(transport.size()) +
-                          " ranks (got " + std::to_string(options.node_of_rank.size()) + ")");
-  return NodeLayout(options.node_of_rank);
+                          " ranks (got " + std::to_string(options.hier.node_of_rank.size()) + ")");
+  return NodeLayout(options.hier.node_of_rank);
 }
 
-RingOptions with_tag(RingOptions o, int offset) {
+CollectiveOptions with_tag(CollectiveOptions o, int offset) {
   o.tag += offset;
   return o;
 }
@@ -32,7 +32,7 @@ RingOptions with_tag(RingOptions o, int offset) {
 }  // namespace
 
 HierarchicalCollective::HierarchicalCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                                               const RingOptions& options)
+                                               const CollectiveOptions& options)
     : kind_(kind), transport_(transport), memory_(memory), options_(options),
       layout_(layout_for(transport, options)),
       intra_(transport, layout_.node_ranks(layout_.node(transport.rank()))),

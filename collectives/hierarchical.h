@@ -38,7 +38,7 @@
 #include "collectives/collective.h"
 #include "collectives/memory.h"
 #include "collectives/node_layout.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/sub_transport.h"
 #include "collectives/transport.h"
 
@@ -52,11 +52,11 @@ class ScratchPool;
 class HierarchicalCollective final : public Collective {
  public:
   // kind: AllReduce or ReduceScatter (InvalidArgument otherwise, or when
-  // options.node_of_rank does not describe the transport's ranks, or for
+  // options.hier.node_of_rank does not describe the transport's ranks, or for
   // ReduceScatter when a node's ranks are not consecutive). transport and
   // memory are borrowed and must outlive the collective.
   HierarchicalCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                         const RingOptions& options);
+                         const CollectiveOptions& options);
   ~HierarchicalCollective() override;
   CollectiveKind kind() const override { return kind_; }
   std::string algorithm() const override { return "hier"; }
@@ -69,7 +69,7 @@ class HierarchicalCollective final : public Collective {
   CollectiveKind kind_;
   Transport& transport_;
   MemoryOps& memory_;
-  RingOptions options_;
+  CollectiveOptions options_;
   NodeLayout layout_;
   SubTransport intra_;
   SubTransport inter_;

@@ -14,17 +14,17 @@ namespace shardroof::coll {
 
 class PairwiseCollective::Impl {
  public:
-  Impl(Transport& t, MemoryOps& m, RingOptions o) : transport(t), memory(m), options(o) {}
+  Impl(Transport& t, MemoryOps& m, CollectiveOptions o) : transport(t), memory(m), options(o) {}
   Transport& transport;
   MemoryOps& memory;
-  RingOptions options;
+  CollectiveOptions options;
   detail::ScratchPool slots;
   std::vector<RequestPtr> rs_sends, ag_sends, ag_recvs;
   std::array<std::vector<RequestPtr>, 2> rs_recvs;
 };
 
 PairwiseCollective::PairwiseCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                                       RingOptions options)
+                                       CollectiveOptions options)
     : kind_(kind), impl_(std::make_unique<Impl>(transport, memory, options)) {}
 
 PairwiseCollective::~PairwiseCollective() = default;

@@ -29,7 +29,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -38,7 +38,7 @@ class PairwiseCollective final : public Collective {
  public:
   // transport and memory are borrowed and must outlive the collective.
   PairwiseCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
-                     RingOptions options = {});
+                     CollectiveOptions options = {});
   ~PairwiseCollective() override;
   CollectiveKind kind() const override { return kind_; }
   std::string algorithm() const override { return "pairwise"; }

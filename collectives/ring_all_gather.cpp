@@ -37,7 +37,7 @@ void ring_all_gather_in_place(Transport& transport, void* buf, std::size_t count
   }
 }
 
-RingAllGather::RingAllGather(Transport& transport, MemoryOps& memory, RingOptions options)
+RingAllGather::RingAllGather(Transport& transport, MemoryOps& memory, CollectiveOptions options)
     : transport_(transport), memory_(memory), options_(options) {}
 
 void RingAllGather::run(const void* send, void* recv, std::size_t count, DataType type,

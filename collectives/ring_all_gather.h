@@ -10,7 +10,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/trace.h"
 #include "collectives/transport.h"
 
@@ -18,7 +18,7 @@ namespace shardroof::coll {
 
 class RingAllGather final : public Collective {
  public:
-  RingAllGather(Transport& transport, MemoryOps& memory, RingOptions options = {});
+  RingAllGather(Transport& transport, MemoryOps& memory, CollectiveOptions options = {});
   CollectiveKind kind() const override { return CollectiveKind::AllGather; }
   std::string algorithm() const override { return "ring"; }
   void run(const void* send, void* recv, std::size_t count, DataType type, ReduceOp op) override;
@@ -26,7 +26,7 @@ class RingAllGather final : public Collective {
  private:
   Transport& transport_;
   MemoryOps& memory_;
-  RingOptions options_;
+  CollectiveOptions options_;
 };
 
 // The gather phase on a buffer that already holds block `rank` in place;

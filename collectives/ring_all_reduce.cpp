@@ -5,7 +5,7 @@
 
 namespace shardroof::coll {
 
-RingAllReduce::RingAllReduce(Transport& transport, MemoryOps& memory, RingOptions options)
+RingAllReduce::RingAllReduce(Transport& transport, MemoryOps& memory, CollectiveOptions options)
     : phase_(std::make_unique<detail::RingReduceScatterPhase>(transport, memory, options)) {}
 
 RingAllReduce::~RingAllReduce() = default;

@@ -15,7 +15,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -26,7 +26,7 @@ class RingReduceScatterPhase;
 
 class RingAllReduce final : public Collective {
  public:
-  RingAllReduce(Transport& transport, MemoryOps& memory, RingOptions options = {});
+  RingAllReduce(Transport& transport, MemoryOps& memory, CollectiveOptions options = {});
   ~RingAllReduce() override;
   CollectiveKind kind() const override { return CollectiveKind::AllReduce; }
   std::string algorithm() const override { return "ring"; }

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll::detail {
@@ -31,11 +31,11 @@ class ScratchPool {
 class RingReduceScatterPhase {
  public:
   // transport and memory are borrowed and must outlive the phase.
-  RingReduceScatterPhase(Transport& transport, MemoryOps& memory, RingOptions options)
+  RingReduceScatterPhase(Transport& transport, MemoryOps& memory, CollectiveOptions options)
       : transport_(transport), memory_(memory), options_(options) {}
 
   Transport& transport() { return transport_; }
-  const RingOptions& options() const { return options_; }
+  const CollectiveOptions& options() const { return options_; }
 
   // Reduces `count` elements of `input` over the ranks. With `full_output`
   // (AllReduce) the partial sum of block b is written to full_output +
@@ -53,7 +53,7 @@ class RingReduceScatterPhase {
  private:
   Transport& transport_;
   MemoryOps& memory_;
-  RingOptions options_;
+  CollectiveOptions options_;
   ScratchPool segments_;
   ScratchPool blocks_;
 };

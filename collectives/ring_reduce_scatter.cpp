@@ -16,7 +16,7 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
                                  DataType type, ReduceOp op) {
   Transport& transport = transport_;
   MemoryOps& memory = memory_;
-  const RingOptions& options = options_;
+  const CollectiveOptions& options = options_;
   if (transport.size() == 1) {
     memory.copy(full_output ? full_output : block_output, input, count * size_of(type));
     return;
@@ -102,7 +102,7 @@ void RingReduceScatterPhase::finish(void* result, std::size_t elements, DataType
 
 }  // namespace detail
 
-RingReduceScatter::RingReduceScatter(Transport& transport, MemoryOps& memory, RingOptions options)
+RingReduceScatter::RingReduceScatter(Transport& transport, MemoryOps& memory, CollectiveOptions options)
     : phase_(std::make_unique<detail::RingReduceScatterPhase>(transport, memory, options)) {}
 
 RingReduceScatter::~RingReduceScatter() = default;

@@ -17,7 +17,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
@@ -29,7 +29,7 @@ class RingReduceScatterPhase;
 class RingReduceScatter final : public Collective {
  public:
   // transport and memory are borrowed and must outlive the collective.
-  RingReduceScatter(Transport& transport, MemoryOps& memory, RingOptions options = {});
+  RingReduceScatter(Transport& transport, MemoryOps& memory, CollectiveOptions options = {});
   ~RingReduceScatter() override;
   CollectiveKind kind() const override { return CollectiveKind::ReduceScatter; }
   std::string algorithm() const override { return "ring"; }

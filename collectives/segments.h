@@ -1,6 +1,6 @@
 // How the segmented algorithms (ring, pairwise) cut a block into segments.
 //
-// A pinned size (RingOptions::segment_bytes > 0) is used as given, rounded
+// A pinned size (CollectiveOptions::segment_bytes > 0) is used as given, rounded
 // down to whole elements: the last segment of a block takes what is left.
 //
 // The automatic size (segment_bytes == 0) follows the block: the block is
@@ -18,7 +18,7 @@
 namespace shardroof::coll {
 
 // Elements per segment for a block of `block_elements` elements of
-// `element_bytes` each. `pinned_bytes` is RingOptions::segment_bytes (0:
+// `element_bytes` each. `pinned_bytes` is CollectiveOptions::segment_bytes (0:
 // automatic); `cap_bytes` is the memory's cap for automatic segments.
 // Always at least 1.
 std::size_t segment_elements(std::size_t block_elements, std::size_t element_bytes, std::size_t pinned_bytes,

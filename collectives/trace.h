@@ -1,6 +1,6 @@
 // Tracing hook of the collectives: spans (a name, a begin and an end time,
 // a few integer arguments) handed to a Tracer that the caller owns and
-// passes in explicitly (RingOptions::tracer). The library records where its
+// passes in explicitly (CollectiveOptions::tracer). The library records where its
 // time goes (ring steps, sends, receives, reductions, waits) and never
 // decides what happens to the spans: storing, gathering and writing them is
 // the caller's business.

@@ -35,19 +35,19 @@ double delivered(std::size_t index, int rank, int n, DataType type, ReduceOp op)
 }
 
 template <class T>
-std::unique_ptr<Collective> make_own(Transport& t, MemoryOps& m, const RingOptions& o) {
+std::unique_ptr<Collective> make_own(Transport& t, MemoryOps& m, const CollectiveOptions& o) {
   return std::make_unique<T>(t, m, o);
 }
 template <CollectiveKind K>
-std::unique_ptr<Collective> make_pairwise(Transport& t, MemoryOps& m, const RingOptions& o) {
+std::unique_ptr<Collective> make_pairwise(Transport& t, MemoryOps& m, const CollectiveOptions& o) {
   return std::make_unique<PairwiseCollective>(K, t, m, o);
 }
 template <CollectiveKind K>
-std::unique_ptr<Collective> make_hier(Transport& t, MemoryOps& m, const RingOptions& o) {
+std::unique_ptr<Collective> make_hier(Transport& t, MemoryOps& m, const CollectiveOptions& o) {
   return std::make_unique<HierarchicalCollective>(K, t, m, o);
 }
 template <CollectiveKind K>
-std::unique_ptr<Collective> make_direct(Transport& t, MemoryOps& m, const RingOptions& o) {
+std::unique_ptr<Collective> make_direct(Transport& t, MemoryOps& m, const CollectiveOptions& o) {
   return std::make_unique<DirectCollective>(K, t, m, o);
 }
 

@@ -22,7 +22,7 @@
 
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 #include "collectives/types.h"
 
@@ -59,7 +59,7 @@ struct InPlaceLayout {
 // transport without tag matching, NCCL, cannot run those).
 struct OwnAlgorithm {
   Algorithm algorithm;
-  std::unique_ptr<Collective> (*make)(Transport& transport, MemoryOps& memory, const RingOptions& options);
+  std::unique_ptr<Collective> (*make)(Transport& transport, MemoryOps& memory, const CollectiveOptions& options);
   bool needs_tag_matching = false;
 };
 

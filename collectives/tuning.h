@@ -40,7 +40,7 @@ struct TuningRule {
   std::uint64_t max_bytes = kNoUpperBound;
   // Implementation names, fastest first.
   std::vector<std::string> order;
-  // RingOptions::segment_bytes for a segmented implementation (0: automatic).
+  // CollectiveOptions::segment_bytes for a segmented implementation (0: automatic).
   std::size_t segment_bytes = 0;
 };
 

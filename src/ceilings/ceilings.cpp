@@ -175,7 +175,7 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
 }
 
 CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, coll::Algorithm impl,
-                               const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
+                               const coll::CollectiveOptions& ring, coll::DataType type, std::uint64_t bytes,
                                const TimingPlan& timing) {
   auto& mem = setup.memory();
   auto collective = setup.make(kind, impl, ring);

@@ -78,7 +78,7 @@ ReduceRate measure_reduce_rate(ComputeBackend& backend, MPI_Comm comm, coll::Dat
 // Times `kind` at `bytes` (out of place, non-zero data): the collective's
 // own T_comm at the size the sweep's shapes use, S = B*F*s.
 CollectiveTime time_collective(CommSetup& setup, MPI_Comm comm, coll::CollectiveKind kind, coll::Algorithm impl,
-                               const coll::RingOptions& ring, coll::DataType type, std::uint64_t bytes,
+                               const coll::CollectiveOptions& ring, coll::DataType type, std::uint64_t bytes,
                                const TimingPlan& timing);
 
 }  // namespace shardroof

@@ -170,11 +170,11 @@ class CollCommand final : public Command {
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
       topology = with_ranks_per_node(topology, f_.ranks_per_node);
-      plan.ring.node_of_rank = topology.node_of_rank;
+      plan.ring.hier.node_of_rank = topology.node_of_rank;
       if (f_.tune.empty()) add_or_check_hier(plan, topology);
       if (f_.root < 0 || f_.root >= ctx.mpi.size())
         throw_usage("--root: {} is not a rank (0 to {})", f_.root, ctx.mpi.size() - 1);
-      plan.ring.root = f_.root;
+      plan.ring.broadcast.root = f_.root;
       kinds = make_kinds();
       plan.kind = kinds.front();
       backend = backend_flag(f_.compute.backend);
@@ -546,7 +546,7 @@ class CollCommand final : public Command {
 
   // The implementations of `kind` this setup can build (the same on every
   // rank: building a collective does not communicate).
-  static std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::RingOptions& ring) {
+  static std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::CollectiveOptions& ring) {
     std::vector<coll::Algorithm> out;
     for (const coll::Algorithm impl : kTunedImpls) {
       if (!coll::supports(impl, kind)) continue;
@@ -676,7 +676,7 @@ class CollCommand final : public Command {
                         {"tuning", table_source}};
     if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
     if (std::find(kinds.begin(), kinds.end(), coll::CollectiveKind::Broadcast) != kinds.end())
-      s["root"] = plan.ring.root;
+      s["root"] = plan.ring.broadcast.root;
     s["ranks_per_node"] = f_.ranks_per_node == 0 ? nlohmann::json("shared memory") : nlohmann::json(f_.ranks_per_node);
     if (!f_.tune.empty()) {
       s["tune_to"] = f_.tune;

@@ -184,7 +184,7 @@ class SweepCommand final : public Command {
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan(ranks, node);
       topology = with_ranks_per_node(topology, f_.ranks_per_node);
-      plan.ring.node_of_rank = topology.node_of_rank;
+      plan.ring.hier.node_of_rank = topology.node_of_rank;
       if (plan.impl == coll::Algorithm::Hier)
         if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
             !why.empty())

@@ -96,8 +96,8 @@ class MpiDeviceSetup final : public CommSetup {
   }
 
  protected:
-  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
-    return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), ring.root);
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::CollectiveOptions& ring) override {
+    return std::make_unique<StagedMpiNative>(kind, comm_, context_->memory(), ring.broadcast.root);
   }
 
  private:

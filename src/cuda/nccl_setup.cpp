@@ -26,8 +26,8 @@ class NcclSetup final : public CommSetup {
   }
 
  protected:
-  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
-    return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), ring.root);
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::CollectiveOptions& ring) override {
+    return std::make_unique<coll::NcclNativeCollective>(kind, comm_, context_->memory(), ring.broadcast.root);
   }
   // NCCL matches messages between two ranks in posting order and has no
   // tags; an algorithm that keeps messages of two phases (tags) in flight

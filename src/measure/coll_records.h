@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collectives/collective.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/types.h"
 #include "collectives/traits.h"
 #include "util/comm_kinds.h"
@@ -28,7 +28,7 @@ struct CollPlan {
   std::vector<std::uint64_t> sizes;  // bytes S of the whole array, multiples of the element size
   TimingPlan timing;
   bool check = true;
-  coll::RingOptions ring;
+  coll::CollectiveOptions ring;
 };
 
 // One measured row: an implementation at one size, in place or not.

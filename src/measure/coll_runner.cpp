@@ -55,7 +55,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
                                             trace::Recorder* trace) {
   auto& mem = setup.memory();
   coll::Tracer* const tracer = trace::tracer_of(trace);
-  coll::RingOptions ring = plan.ring;
+  coll::CollectiveOptions ring = plan.ring;
   ring.tracer = tracer;
   std::vector<std::unique_ptr<coll::Collective>> collectives;
   for (const coll::Algorithm impl : impls) collectives.push_back(setup.make(plan.kind, impl, ring));
@@ -64,7 +64,7 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
   const std::size_t es = coll::size_of(plan.type);
   const std::uint64_t count = bytes / es;
   const coll::CollectiveTraits& traits = coll::traits(plan.kind);
-  const coll::CallShape shape{count, rank, n, plan.ring.root};
+  const coll::CallShape shape{count, rank, n, plan.ring.broadcast.root};
   // Element counts of this rank's input and output, and the in-place buffer.
   const std::size_t in_count = traits.input_count(shape);
   const std::size_t out_count = traits.output_count(shape);

@@ -20,7 +20,7 @@ const coll::TuningTable& CommSetup::tuning() {
 }
 
 std::unique_ptr<coll::Collective> CommSetup::make(coll::CollectiveKind kind, coll::Algorithm algorithm,
-                                                  const coll::RingOptions& ring) {
+                                                  const coll::CollectiveOptions& ring) {
   const std::string_view name = coll::to_string(algorithm);
   if (algorithm == coll::Algorithm::Native) return make_native(kind, ring);
   if (algorithm == coll::Algorithm::Auto)
@@ -49,8 +49,8 @@ class HostMpiSetup final : public CommSetup {
   }
 
  protected:
-  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) override {
-    return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.root);
+  std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::CollectiveOptions& ring) override {
+    return std::make_unique<coll::MpiNativeCollective>(kind, comm_, ring.broadcast.root);
   }
 
  private:

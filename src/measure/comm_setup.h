@@ -15,7 +15,7 @@
 #include "collectives/algorithms.h"
 #include "collectives/collective.h"
 #include "collectives/memory.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/transport.h"
 #include "collectives/tuning.h"
 #include "util/comm_kinds.h"
@@ -31,7 +31,7 @@ class CommSetup {
   // run it, or it has no such collective), auto over coll::auto_candidates
   // and native, or native, the library's own.
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, coll::Algorithm algorithm,
-                                         const coll::RingOptions& ring);
+                                         const coll::CollectiveOptions& ring);
   // Human-readable name of what `algorithm` runs on this setup, e.g. "ring/mpi".
   virtual std::string describe(coll::Algorithm algorithm) const = 0;
 
@@ -43,7 +43,7 @@ class CommSetup {
 
  protected:
   // The library's own collective on this setup's communicator.
-  virtual std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::RingOptions& ring) = 0;
+  virtual std::unique_ptr<coll::Collective> make_native(coll::CollectiveKind kind, const coll::CollectiveOptions& ring) = 0;
   // Whether the transport matches messages by tag (NCCL does not: our
   // algorithms that keep two tags in flight cannot run over it).
   virtual bool tag_matching() const { return true; }

@@ -257,7 +257,7 @@ std::string interval_text(const sweep::Interval& i) {
 std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                                const sweep::RunCeilings& c, const sweep::SweepPlan& plan, const SearchReport& search) {
   std::string s;
-  const auto& nodes = plan.ring.node_of_rank;
+  const auto& nodes = plan.ring.hier.node_of_rank;
   const bool one_host = std::all_of(nodes.begin(), nodes.end(), [&](int n) { return n == nodes.front(); });
   if (a.shape.ranks < 2) {
     s = "one rank: there is no communication, so no crossover (run with 2 or more ranks)";

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "collectives/collective.h"
-#include "collectives/ring_options.h"
+#include "collectives/collective_options.h"
 #include "collectives/traits.h"
 #include "collectives/types.h"
 #include "util/comm_kinds.h"
@@ -37,7 +37,7 @@ struct SweepPlan {
   TimingPlan timing;
   bool check = true;
   std::uint64_t seed = 20240601;
-  coll::RingOptions ring;
+  coll::CollectiveOptions ring;
   // sweep --overlap K: K > 1 also times the step in K chunks, each chunk's
   // collective overlapping the next chunk's GEMM (sweep/overlap.h); 1: not.
   int overlap = 1;

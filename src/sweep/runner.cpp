@@ -60,7 +60,7 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
     mem.synchronize();
   }
   coll::Tracer* const tracer = trace::tracer_of(trace_);
-  coll::RingOptions ring = plan_.ring;
+  coll::CollectiveOptions ring = plan_.ring;
   ring.tracer = tracer;
   auto gemm = backend_.prepare_gemm(B, F, shard.size, x->data(), y->data(), partial->data(), plan_.type);
   auto collective = setup_.make(plan_.kind, plan_.impl, ring);
@@ -150,7 +150,7 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
     // The chunks' collective runs on the communication thread: an instance
     // of its own, whose spans go to that thread's track (traced or not, so
     // tracing times the same code).
-    coll::RingOptions comm_ring = plan_.ring;
+    coll::CollectiveOptions comm_ring = plan_.ring;
     comm_ring.tracer = trace::tracer_of(trace_, trace::Track::Comm);
     auto chunk_collective = setup_.make(plan_.kind, plan_.impl, comm_ring);
     coll::Tracer* const comm_tracer = comm_ring.tracer;
@@ -285,7 +285,7 @@ CollectiveTime SweepRunner::collective_at_S() {
 }
 
 std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
-  return measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.node_of_rank,
+  return measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
                                  plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 

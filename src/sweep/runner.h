@@ -60,7 +60,7 @@ class SweepRunner {
   // where `first` has one, the ring probe. Fewer iterations than the first
   // measurement: the rounds add up.
   RunCeilings measure_ceiling_round(const RunCeilings& first);
-  // The ring probe on each level of plan.ring.node_of_rank (sweep/two_level_probe.h).
+  // The ring probe on each level of plan.ring.hier.node_of_rank (sweep/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
   // What the timed GEMM region contains, for the output.
   std::string timed_gemm_work() const;

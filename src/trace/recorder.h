@@ -29,7 +29,7 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
-  // The tracer of a track, for RingOptions::tracer or a TraceSpan.
+  // The tracer of a track, for CollectiveOptions::tracer or a TraceSpan.
   coll::Tracer& tracer(Track track) { return sinks_[static_cast<int>(track)]; }
 
   // Starts a region: spans recorded from now on belong to it. Outside timed

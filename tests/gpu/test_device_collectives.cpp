@@ -28,7 +28,7 @@ class DeviceCollectivesTest : public testing::GpuTest {
     auto& mem = setup.memory();
     const int rank = setup.transport().rank();
     const int n = setup.transport().size();
-    coll::RingOptions ring;
+    coll::CollectiveOptions ring;
     ring.segment_bytes = 4096;  // many segments: exercises the pipelining
     std::size_t wrong = 0;
     for (const coll::CollectiveTraits& t : coll::all_collectives()) {

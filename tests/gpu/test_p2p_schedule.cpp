@@ -139,12 +139,12 @@ Played schedule(Algorithm algorithm, CollectiveKind kind, int n, std::size_t cou
   for (int r = 0; r < n; ++r) {
     RecordingTransport t(r, n, policy);
     HostMemoryOps mem;
-    RingOptions opt;
+    CollectiveOptions opt;
     opt.segment_bytes = segment_bytes;
-    opt.root = root;
+    opt.broadcast.root = root;
     // hier: two ranks per node where n is even, else one (its two levels,
     // or the flat ring over one-rank nodes).
-    for (int q = 0; q < n; ++q) opt.node_of_rank.push_back(n % 2 == 0 ? q / 2 : q);
+    for (int q = 0; q < n; ++q) opt.hier.node_of_rank.push_back(n % 2 == 0 ? q / 2 : q);
     // AllToAll's output is N blocks of this rank's block: up to count + N.
     const auto room = count + static_cast<std::size_t>(n) + 1;
     std::vector<float> in(room, 1.0f), out(room, 0.0f);

@@ -135,9 +135,9 @@ TuningTable switching_table(CollectiveKind kind, int n) {
 // sizes as in a benchmark.
 std::vector<std::unique_ptr<Collective>> default_and_small_segments(Algorithm algorithm, CollectiveKind kind,
                                                                     Transport& transport, MemoryOps& memory,
-                                                                    const RingOptions& options,
+                                                                    const CollectiveOptions& options,
                                                                     const TuningTable& table = {}) {
-  RingOptions small = options;
+  CollectiveOptions small = options;
   small.segment_bytes = 4096;
   std::vector<std::unique_ptr<Collective>> collectives;
   collectives.push_back(make_collective(algorithm, kind, transport, memory, options, table));
@@ -215,8 +215,8 @@ TEST_P(Hierarchical, MatchExpectedValues) {
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
-  RingOptions plain;
-  plain.node_of_rank = node_labels(n, c.ranks_per_node, c.interleaved);
+  CollectiveOptions plain;
+  plain.hier.node_of_rank = node_labels(n, c.ranks_per_node, c.interleaved);
   if (n > c.ranks_per_node && n % c.ranks_per_node != 0) {
     // Nodes of unequal size cannot pair ranks by local index: refused.
     bool refused = false;
@@ -265,8 +265,8 @@ TEST(Hierarchical, RefusesMissingOrInterleavedNodes) {
   } catch (const InvalidArgument&) {
   }
   if (n == 4) {
-    RingOptions interleaved;
-    interleaved.node_of_rank = node_labels(n, 2, true);
+    CollectiveOptions interleaved;
+    interleaved.hier.node_of_rank = node_labels(n, 2, true);
     try {
       make_collective(Algorithm::Hier, CollectiveKind::ReduceScatter, transport, memory, interleaved);
       failures << "reduce_scatter ran over interleaved nodes; ";
@@ -293,9 +293,9 @@ TEST_P(DataMovement, MatchExpectedValues) {
   if (kind == CollectiveKind::Broadcast && n > 1) roots.push_back(n - 1);
   std::ostringstream failures;
   for (const int root : roots) {
-    RingOptions plain;
-    plain.root = root;
-    RingOptions small = plain;
+    CollectiveOptions plain;
+    plain.broadcast.root = root;
+    CollectiveOptions small = plain;
     small.segment_bytes = 4096;
     std::vector<std::unique_ptr<Collective>> collectives;
     collectives.push_back(make_collective(ours, kind, transport, memory, plain));
@@ -324,8 +324,8 @@ TEST(Broadcast, RefusesARootThatIsNotARank) {
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
-  RingOptions options;
-  options.root = n;
+  CollectiveOptions options;
+  options.broadcast.root = n;
   float value = 1;
   bool ours_refused = false, native_refused = false;
   try {

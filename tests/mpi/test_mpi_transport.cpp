@@ -139,7 +139,7 @@ TEST(MpiTransport, RingCollectivesOverSplitMessages) {
   const int n = world_size();
   MpiTransport t(MPI_COMM_WORLD, 3000);  // not a multiple of any element size
   HostMemoryOps mem;
-  RingOptions opts;
+  CollectiveOptions opts;
   opts.segment_bytes = 64 * 1024;
   RingAllReduce ar(t, mem, opts);
   RingReduceScatter rs(t, mem, opts);

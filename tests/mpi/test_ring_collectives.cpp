@@ -65,7 +65,7 @@ class FailureLog {
 };
 
 std::unique_ptr<Collective> make_ring(CollectiveKind kind, Transport& t, MemoryOps& m, std::size_t segment) {
-  RingOptions o;
+  CollectiveOptions o;
   o.segment_bytes = segment;
   return make_collective(Algorithm::Ring, kind, t, m, o);
 }
@@ -204,7 +204,7 @@ TEST_P(RingVsNative, MatchesExpectedAndNative) {
   std::vector<Algorithms> algos;
   for (const CollectiveKind kind : kKinds)
     algos.push_back({std::make_unique<MpiNativeCollective>(kind, MPI_COMM_WORLD),
-                     make_ring(kind, transport, memory, RingOptions{}.segment_bytes),
+                     make_ring(kind, transport, memory, CollectiveOptions{}.segment_bytes),
                      make_ring(kind, transport, memory, kSmallSegment)});
 
   FailureLog failures;

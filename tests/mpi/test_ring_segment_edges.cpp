@@ -1,5 +1,5 @@
 // Every ring collective at the edges of its segmentation. With a segment of
-// s elements (RingOptions::segment_bytes rounded down to whole elements, at
+// s elements (CollectiveOptions::segment_bytes rounded down to whole elements, at
 // least one), every rank's block holds 1, s-1, s, s+1, 2s-1, 2s or 2s+1
 // elements: one element short of a segment, exactly one, one over (a last
 // segment of one element), and the same around two segments. Each of those
@@ -128,7 +128,7 @@ std::string run_case(const Case& c, RecordingTransport& transport, HostMemoryOps
     out = work.data();
   }
 
-  RingOptions options;
+  CollectiveOptions options;
   options.segment_bytes = c.segment_bytes;
   options.tag = kTag;
   std::ostringstream problems;

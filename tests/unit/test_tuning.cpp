@@ -112,10 +112,10 @@ class Fake final : public coll::Collective {
 };
 
 struct AutoFixture {
-  explicit AutoFixture(std::vector<std::string> available, coll::RingOptions options = {},
+  explicit AutoFixture(std::vector<std::string> available, coll::CollectiveOptions options = {},
                        const TuningTable& table = two_rank_table())
       : collective(CollectiveKind::AllReduce, 2, table, std::move(available),
-                   [this](std::string_view impl, const coll::RingOptions& o) {
+                   [this](std::string_view impl, const coll::CollectiveOptions& o) {
                      built.push_back(std::string(impl) + "@" + std::to_string(o.segment_bytes));
                      return std::make_unique<Fake>(std::string(impl), ran);
                    },
@@ -143,7 +143,7 @@ TEST(AutoCollective, RunsTheFirstImplementationOfTheRuleItCanBuild) {
 }
 
 TEST(AutoCollective, APinnedSegmentSizeWinsOverTheRules) {
-  coll::RingOptions pinned;
+  coll::CollectiveOptions pinned;
   pinned.segment_bytes = 4096;
   AutoFixture a({"ring", "pairwise"}, pinned);
   a.call(100);

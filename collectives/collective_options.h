@@ -1,3 +1,7 @@
+// The options a collective is built with: those every algorithm of ours
+// reads, and, apart, those only one algorithm reads (gloo keeps one options
+// type per algorithm; ours share one factory signature through the traits
+// table, so the per-algorithm parts are members that the others ignore).
 #pragma once
 
 #include <cstddef>
@@ -7,7 +11,19 @@
 
 namespace shardroof::coll {
 
-struct RingOptions {
+// Broadcast (the chain of broadcast.h, and the library's own).
+struct BroadcastOptions {
+  // The rank whose input every rank receives.
+  int root = 0;
+};
+
+// The two-level collectives (hierarchical.h).
+struct HierarchicalOptions {
+  // A label of each rank's node, indexed by rank (node_layout.h).
+  std::vector<int> node_of_rank;
+};
+
+struct CollectiveOptions {
   // Messages are cut into segments; the receive of segment k+1 is posted
   // before segment k is reduced, so the link and the reduction overlap.
   // 0 (the default): chosen from the block size (collectives/segments.h:
@@ -16,15 +32,13 @@ struct RingOptions {
   std::size_t segment_bytes = 0;
   // Tag base for this collective's messages on the transport.
   int tag = 0x5200;
-  // Broadcast: the rank whose input every rank receives.
-  int root = 0;
   // Receives this collective's spans (steps, sends, receives, reductions,
   // waits) while it records; borrowed, may be null (no tracing). A
   // collective run on another thread takes that thread's tracer.
   Tracer* tracer = nullptr;
-  // The hierarchical collectives (hierarchical.h): a label of each rank's
-  // node, indexed by rank (node_layout.h); the others ignore it.
-  std::vector<int> node_of_rank;
+
+  BroadcastOptions broadcast;
+  HierarchicalOptions hier;
 };
 
 }  // namespace shardroof::coll
