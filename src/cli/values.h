@@ -25,6 +25,11 @@ std::uint64_t parse_segment_bytes(std::string_view text, std::string_view what);
 // suffix in powers of 1000 (the tables' GB/s are 1e9 bytes/s), and an
 // optional trailing "B/s" or "/s": "40G", "40GB/s", "4.5e10", "1P".
 double parse_rate(std::string_view text, std::string_view what);
+// parse_rate with the unit written out: a K/M/G/T/P suffix or a "B/s" or
+// "/s" tail ("40G", "40GB/s", "1B/s"). A bare number is refused: a gate
+// whose 100000 means 100 KB/s to the program and 100 TB/s to a reader used
+// to GB/s passes for the wrong reason.
+double parse_rate_with_unit(std::string_view text, std::string_view what);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 
