@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "collectives/blocks.h"
 #include "collectives/check_pattern.h"
@@ -147,6 +146,9 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
   std::vector<std::uint64_t> sizes{es};
   for (const auto bytes : plan.sizes)
     if (const auto b = block_bytes(bytes, es, n); b > 0) sizes.push_back(b);
+  // One more above the largest block, so that it too has a pair above it
+  // (probe_W_at): twice the block, at most the largest size S.
+  if (const auto b = block_bytes(largest, es, n); b > 0) sizes.push_back(std::min<std::uint64_t>(2 * b, largest));
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   link::RingProbePlan probe{sizes, timing};
@@ -179,26 +181,22 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
 
 double probe_W_at(const CollModelInputs& in, std::uint64_t bytes) {
   const double fit_W = in.link.W_bytes_per_s;
-  const double a = in.link.alpha_s;
-  // Each probed size's own W: its step time less the latency. A size whose
-  // time is (almost) all latency says nothing about W.
-  std::vector<std::pair<double, double>> points;  // log(bytes), W
-  for (std::size_t i = 0; i < in.probe_bytes.size() && i < in.probe_step_s.size(); ++i) {
-    const double t = in.probe_step_s[i] - a;
-    if (in.probe_bytes[i] == 0 || !(t > 0.05 * in.probe_step_s[i])) continue;
-    points.emplace_back(std::log(static_cast<double>(in.probe_bytes[i])), static_cast<double>(in.probe_bytes[i]) / t);
-  }
-  if (points.empty() || bytes == 0) return fit_W;
-  const double x = std::log(static_cast<double>(bytes));
-  if (x <= points.front().first) return points.front().second;
-  if (x >= points.back().first) return points.back().second;
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    if (x > points[i].first) continue;
-    const auto& [x0, w0] = points[i - 1];
-    const auto& [x1, w1] = points[i];
-    return x1 > x0 ? w0 + (w1 - w0) * (x - x0) / (x1 - x0) : w1;
-  }
-  return points.back().second;
+  const std::size_t n = std::min(in.probe_bytes.size(), in.probe_step_s.size());
+  // Index 0 is the one-element size, for the latency: the pairs start at 1.
+  if (n < 3) return fit_W;
+  // The pair from the largest probed size at or below the message up to the
+  // next one (the last pair beyond them): the time each further byte costs
+  // from this size on. A head start that every size gets (a shaped link's
+  // burst, a NIC's start-up) cancels out of it, and so does a burst that
+  // only small messages enjoy, since back-to-back steps do not enjoy it
+  // either; the caches' change of rate with size does not.
+  std::size_t j = 1;
+  while (j + 1 < n && in.probe_bytes[j + 1] <= bytes) ++j;
+  if (j + 1 >= n) j = n - 2;
+  const double dm = static_cast<double>(in.probe_bytes[j + 1]) - static_cast<double>(in.probe_bytes[j]);
+  const double dt = in.probe_step_s[j + 1] - in.probe_step_s[j];
+  // A slope that is not positive (noise between close sizes) says nothing.
+  return dm > 0 && dt > 0 ? dm / dt : fit_W;
 }
 
 std::optional<CollExpected> expected_for(const CollRecord& r, const CollModelInputs& in) {

@@ -13,8 +13,12 @@
 //   the caches and memory, and the W a message gets changes with its size
 //   (a block that fits in L2 moves several times faster than one that
 //   streams from DRAM), so one fitted W would flatter the large sizes and
-//   wrong the small ones. Between probed sizes W is interpolated in
-//   log(size); beyond them the nearest probed size's W is used.
+//   wrong the small ones. The row's W is the probe's slope from the largest
+//   probed size at or below its message size up to the next probed size
+//   (the time each further byte costs from there on: a head start, a shaped
+//   link's burst that only an idle link's first message enjoys, or a NIC's
+//   start-up, cancels out of it); the probe also runs at twice the largest
+//   block so that the largest rows have a pair above them.
 //   hier takes the two-level probe (sweep/two_level_probe.h): each node's
 //   ring for a, W and the rings across nodes for a_o, W_o.
 // - `--link-from FILE`: a `shardroof link` record's W and alpha (its
@@ -47,7 +51,8 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
                                    const std::vector<int>& node_of_rank, int ranks_per_node,
                                    const CollModelChoice& choice);
 
-// The probe's W for messages of `bytes` (see above); the fit's W without a probe.
+// The probe's W for messages of `bytes` (its slope there, see above); the
+// fit's W without a probe.
 double probe_W_at(const CollModelInputs& in, std::uint64_t bytes);
 
 // The row's expected time and busbw; none for a row whose implementation
