@@ -484,6 +484,10 @@ class CollCommand final : public Command {
     if (!f_.link_from.empty() && !f_.hw.empty()) throw_usage("--link-from and --hw: give one source of the link");
     if (c.source == CollModelChoice::Source::Off && (!f_.link_from.empty() || !f_.hw.empty()))
       throw_usage("--model off: no link to take (--link-from, --hw)");
+    // A model gate needs the model column, which --tune-to does not measure.
+    if (f_.expect_busbw.rfind("model:", 0) == 0 && (c.source == CollModelChoice::Source::Off || !f_.tune.empty()))
+      throw_usage("--expect-busbw {}: needs the model column ({})", f_.expect_busbw,
+                  f_.tune.empty() ? "not with --model off" : "--tune-to measures none");
     if (!f_.link_from.empty()) {
       link::load_link_fit(f_.link_from);
       c.source = CollModelChoice::Source::LinkFile;
