@@ -113,14 +113,42 @@ double baseline_tolerance(const BaselineFlags& flags) {
   return p / 100;
 }
 
-void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what) {
+void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what,
+                     bool model) {
   app.add_option(name, value,
-                 what + " in bytes/s (K/M/G/T/P are powers of 1000, as the tables' GB/s: 40G = 40 GB/s); a "
-                        "result below it fails the run (exit status 6)");
+                 what + ": a rate with its unit (40G or 40GB/s = 40e9 bytes/s, K/M/G/T/P powers of 1000 as the "
+                        "tables' GB/s; a bare number is refused)" +
+                     (model ? ", or model:F (at least F times the model's expected value of the same result, e.g. "
+                              "model:0.8)"
+                            : "") +
+                     "; a result below it fails the run (exit status 6)");
 }
 
-double expect_flag(const std::string& value, const std::string& name) {
-  return value.empty() ? 0 : parse_rate(value, name);
+ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model) {
+  ExpectFlag out;
+  if (value.empty()) return out;
+  constexpr std::string_view kModel = "model:";
+  if (value.rfind(kModel, 0) == 0) {
+    if (!model) throw_usage("{}: '{}': model: gates are coll's --expect-busbw only; give a rate such as 40G", name, value);
+    const std::string fraction = value.substr(kModel.size());
+    double f = 0;
+    try {
+      f = parse_number(fraction, name);
+    } catch (const UsageError&) {
+      f = -1;
+    }
+    if (!(f > 0 && f <= 100))
+      throw_usage("{}: '{}': model:F takes a fraction F of the model's value, e.g. model:0.8", name, value);
+    out.model_fraction = f;
+    return out;
+  }
+  try {
+    out.at_least = parse_rate_with_unit(value, name);
+  } catch (const UsageError& e) {
+    if (!model) throw;
+    throw_usage("{} (or model:F, e.g. model:0.8: at least 80% of the model's busbw)", e.what());
+  }
+  return out;
 }
 
 void add_csv_flag(CLI::App& app, OutputFlags& flags) {

@@ -78,8 +78,17 @@ struct BaselineFlags {
 void add_baseline_flags(CLI::App& app, BaselineFlags& flags);
 // --tolerance as a fraction (10 -> 0.10); UsageError unless a number >= 0.
 double baseline_tolerance(const BaselineFlags& flags);
-// An --expect-* flag: a rate in bytes/s (parse_rate: 40G = 40e9); unset -> 0.
-void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what);
-double expect_flag(const std::string& value, const std::string& name);
+// An --expect-* flag: a rate with its unit (parse_rate_with_unit: 40G =
+// 40GB/s = 40e9 bytes/s; a bare number is a usage error), or, where
+// `model` is true, `model:F`: at least F times the model's own value for
+// the same result (coll: the expected busbw of measure/coll_expectation.h).
+void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what,
+                     bool model = false);
+struct ExpectFlag {
+  double at_least = 0;        // bytes/s; 0 when unset or a model gate
+  double model_fraction = 0;  // F of model:F; 0 when not a model gate
+  bool set() const { return at_least > 0 || model_fraction > 0; }
+};
+ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model = false);
 
 }  // namespace shardroof

@@ -174,4 +174,25 @@ std::vector<std::string_view> split_list(std::string_view text) {
   }
 }
 
+double parse_rate_with_unit(std::string_view raw, std::string_view what) {
+  const std::string_view text = trim(raw);
+  bool unit = false;
+  for (const std::string_view tail : {"B/s", "b/s", "/s"})
+    unit = unit || (text.size() > tail.size() && text.substr(text.size() - tail.size()) == tail);
+  if (!text.empty() && std::string_view("KMGTPkmgtp").find(text.back()) != std::string_view::npos) unit = true;
+  if (!unit) {
+    // Says what the number would have meant, so the fix is obvious.
+    double bare = 0;
+    try {
+      bare = parse_number(text, what);
+    } catch (const UsageError&) {
+      return parse_rate(raw, what);  // not a number at all: parse_rate's message
+    }
+    throw_usage("{}: '{}' has no unit; write the rate with one: 40G or 40GB/s (GB = 1e9 bytes, as the GB/s "
+                "columns), 400M, 1.5T, or {}B/s for {:g} bytes/s",
+                what, text, text, bare);
+  }
+  return parse_rate(raw, what);
+}
+
 }  // namespace shardroof

@@ -28,6 +28,12 @@ double parse_rate(std::string_view text, std::string_view what);
 // "a,b,c" -> {"a", "b", "c"}: the names of a comma-separated list as typed
 // (an empty name stays, so that the caller's error names it).
 std::vector<std::string_view> split_list(std::string_view text);
+
+// parse_rate with the unit written out: a K/M/G/T/P suffix or a "B/s" or
+// "/s" tail ("40G", "40GB/s", "1B/s"). A bare number is refused: a gate
+// whose 100000 means 100 KB/s to the program and 100 TB/s to a reader used
+// to GB/s passes for the wrong reason.
+double parse_rate_with_unit(std::string_view text, std::string_view what);
 // A finite number (for factors and model inputs), e.g. "2", "1e9", "4.5e10".
 double parse_number(std::string_view text, std::string_view what);
 

@@ -20,6 +20,7 @@
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/types.h"
+#include "measure/coll_expectation.h"
 #include "measure/coll_runner.h"
 #include "measure/coll_stability.h"
 #include "report/stability_report.h"
@@ -37,6 +38,8 @@
 #include "util/topology.h"
 #include "util/watchdog.h"
 #include "util/units.h"
+#include "link/link_summary.h"
+#include "model/hardware.h"
 
 namespace shardroof {
 namespace {
@@ -67,6 +70,10 @@ struct CollFlags {
   std::string expect_busbw;
   std::string expect_from;
   BaselineFlags baseline;
+  std::string model = "probe";
+  std::string link_from;
+  std::string hw;
+  std::string link;
 };
 
 // What --datatype takes: every type the collectives reduce.
@@ -149,11 +156,12 @@ class CollCommand final : public Command {
     add_json_flag(app, f_.output);
     add_trace_flag(app, f_.output);
     add_expect_flag(app, "--expect-busbw", f_.expect_busbw,
-                    "Least busbw of every implementation and placement at the sizes from --expect-from");
+                    "Least busbw of every implementation and placement at the sizes from --expect-from", true);
     app.add_option("--expect-from", f_.expect_from,
                    "Smallest size --expect-busbw applies to, in bytes (default: a tenth of the largest size; "
                    "smaller sizes are latency-bound)");
     add_baseline_flags(app, f_.baseline);
+    add_model_flags(app);
   }
 
   int run(RunContext& ctx) override {
@@ -165,6 +173,7 @@ class CollCommand final : public Command {
     auto table = std::make_shared<coll::TuningTable>();
     std::string table_source = "built in";
     std::vector<GateExpectation> expectations;
+    CollModelChoice model_choice;
     const NodeMemory node = node_memory(ctx.mpi.world());
     Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
@@ -198,6 +207,7 @@ class CollCommand final : public Command {
         *table = builtin_tuning_table();
       }
       expectations = make_expectations(plan.sizes);
+      model_choice = make_model_choice();
     });
     RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.output.json, "", f_.output.trace, false});
     // The tuning table written is updated in place: checked, never renamed.
@@ -208,6 +218,11 @@ class CollCommand final : public Command {
     }
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
+    // The model column's link, measured before the collectives (--model).
+    const CollModelInputs model_in =
+        f_.tune.empty() ? measure_coll_model(*setup, ctx.mpi.world(), plan, topology.node_of_rank,
+                                             topology.nodes > 1 ? topology.ranks_per_node : 0, model_choice)
+                        : CollModelInputs{};
     trace::Recorder* recorder = out.start_trace();
     out.begin_document({{"ranks", ctx.mpi.size()},
                         {"settings", settings_json(plan, kinds, table_source)},
@@ -215,6 +230,7 @@ class CollCommand final : public Command {
                         {"topology", topology_json(topology)},
                         {"results", nlohmann::json::array()}});
     nlohmann::json& doc = out.document();
+    doc["model"] = coll_model_json(model_in);
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
 
     // Rules measured elsewhere (transport, backend, number of hosts) are not used.
@@ -262,6 +278,7 @@ class CollCommand final : public Command {
         header.notes.push_back("implementations interleaved iteration by iteration, in an order that changes every "
                                "iteration so that each follows every other equally often");
       if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
+      if (f_.tune.empty()) header.notes.push_back("model: " + model_in.source);
       console.header(p, header);
       std::vector<CollRecord> mine;
       // Every size once per round; a size's rows are printed (and reach the
@@ -271,6 +288,7 @@ class CollCommand final : public Command {
       const auto show = [&](std::size_t i) {
         if (shown[i] || by_size[i].empty()) return;
         shown[i] = true;
+        attach_expected(by_size[i], model_in);
         const auto& recs = by_size[i];
         for (std::size_t j = 0; j + 1 < recs.size(); j += 2) console.row(recs[j], recs[j + 1]);
         console.stragglers(recs);
@@ -422,8 +440,8 @@ class CollCommand final : public Command {
   // --expect-busbw over the sizes from --expect-from (default: a tenth of
   // the largest, gate::default_expect_from).
   std::vector<GateExpectation> make_expectations(const std::vector<std::uint64_t>& sizes) const {
-    const double busbw = expect_flag(f_.expect_busbw, "--expect-busbw");
-    if (busbw == 0) {
+    const ExpectFlag busbw = expect_flag(f_.expect_busbw, "--expect-busbw", true);
+    if (!busbw.set()) {
       if (!f_.expect_from.empty()) throw_usage("--expect-from {}: only with --expect-busbw", f_.expect_from);
       return {};
     }
@@ -432,11 +450,60 @@ class CollCommand final : public Command {
     if (!sizes.empty() && from > sizes.back())
       throw_usage("--expect-from {}: larger than the largest size measured ({})", f_.expect_from,
                   format_bytes(sizes.back()));
-    return {{"busbw", busbw, from,
-             fmt::format("--expect-busbw {}: busbw at least {} at every size from {} ({}), every implementation "
-                         "and placement",
-                         f_.expect_busbw, format_metric_value(busbw, "B/s"), format_bytes(from),
-                         f_.expect_from.empty() ? "a tenth of the largest size" : "--expect-from")}};
+    const std::string what =
+        busbw.model_fraction > 0
+            ? fmt::format("busbw at least {:g}% of the model's (this run's expected busbw of the same row)",
+                          busbw.model_fraction * 100)
+            : fmt::format("busbw at least {}", format_metric_value(busbw.at_least, "B/s"));
+    return {{"busbw", busbw.at_least, from,
+             fmt::format("--expect-busbw {}: {} at every size from {} ({}), every implementation and placement",
+                         f_.expect_busbw, what, format_bytes(from),
+                         f_.expect_from.empty() ? "a tenth of the largest size" : "--expect-from"),
+             busbw.model_fraction}};
+  }
+
+  void add_model_flags(CLI::App& app) {
+    app.add_option("--model", f_.model,
+                   "probe (the model column's link from the ring probe on these ranks, W at each row's message "
+                   "size) | off")
+        ->capture_default_str();
+    app.add_option("--link-from", f_.link_from,
+                   "The model column's W and alpha from a `shardroof link --json` record instead of the probe");
+    app.add_option("--hw", f_.hw,
+                   "The model column's link from a hardware preset (name or TOML file; with --link), and the "
+                   "preset's published collective figures");
+    app.add_option("--link", f_.link, "The preset's link for --hw (default: its default link)");
+  }
+
+  // Where the model column's link comes from; the file or preset is read
+  // here, so a bad one is a usage error before anything runs.
+  CollModelChoice make_model_choice() const {
+    CollModelChoice c;
+    if (f_.model == "off") {
+      c.source = CollModelChoice::Source::Off;
+    } else if (f_.model != "probe") {
+      throw_usage("--model: unknown '{}' (probe, off)", f_.model);
+    }
+    if (!f_.link.empty() && f_.hw.empty()) throw_usage("--link {}: names a link of --hw PRESET", f_.link);
+    if (!f_.link_from.empty() && !f_.hw.empty()) throw_usage("--link-from and --hw: give one source of the link");
+    if (c.source == CollModelChoice::Source::Off && (!f_.link_from.empty() || !f_.hw.empty()))
+      throw_usage("--model off: no link to take (--link-from, --hw)");
+    // A model gate needs the model column, which --tune-to does not measure.
+    if (f_.expect_busbw.rfind("model:", 0) == 0 && (c.source == CollModelChoice::Source::Off || !f_.tune.empty()))
+      throw_usage("--expect-busbw {}: needs the model column ({})", f_.expect_busbw,
+                  f_.tune.empty() ? "not with --model off" : "--tune-to measures none");
+    if (!f_.link_from.empty()) {
+      link::load_link_fit(f_.link_from);
+      c.source = CollModelChoice::Source::LinkFile;
+      c.link_file = f_.link_from;
+    }
+    if (!f_.hw.empty()) {
+      model::load_hardware_preset(f_.hw).link(f_.link);
+      c.source = CollModelChoice::Source::Preset;
+      c.hw = f_.hw;
+      c.link = f_.link;
+    }
+    return c;
   }
 
   // The collectives to measure: --collective, or with --tune-to a list (all

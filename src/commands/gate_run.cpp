@@ -48,8 +48,12 @@ void RunGate::judge(nlohmann::json& doc) {
   run_agreed(ctx_.mpi.world(), [&] {
     if (!ctx_.mpi.is_root()) return;
     const std::vector<gate::Metric> run = gate::metrics_of(doc);
-    for (const auto& e : expectations_)
-      gate::check_expectation(verdict_, run, e.metric, e.at_least, e.from_bytes, e.rule);
+    for (const auto& e : expectations_) {
+      if (e.model_fraction > 0)
+        gate::check_model_expectation(verdict_, run, e.metric, e.model_fraction, e.from_bytes, e.rule);
+      else
+        gate::check_expectation(verdict_, run, e.metric, e.at_least, e.from_bytes, e.rule);
+    }
     if (!path_.empty()) gate::check_baseline(verdict_, run, baseline_, tolerance_, path_);
     failed_ = !verdict_.passed();
     doc["gate"] = gate_json(verdict_, failed_ ? static_cast<int>(ExitCode::GateFailed) : 0);

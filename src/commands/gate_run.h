@@ -33,6 +33,7 @@ struct GateExpectation {
   double at_least = 0;
   std::uint64_t from_bytes = 0;
   std::string rule;
+  double model_fraction = 0;  // > 0: at least this times each result's model value instead of at_least
 };
 
 class RunGate {

@@ -80,7 +80,7 @@ class LinkCommand final : public Command {
     const NodeMemory node = node_memory(world);
     run_agreed(world, [&] {
       plan = make_plan(nranks);
-      if (const double W = expect_flag(f_.expect_W, "--expect-W"); W > 0)
+      if (const double W = expect_flag(f_.expect_W, "--expect-W").at_least; W > 0)
         expectations.push_back({"W", W, 0,
                                 fmt::format("--expect-W {}: the fitted W of every measured pair at least {} (a pair "
                                             "without a fit fails)",

@@ -17,6 +17,9 @@
 #include "cli/values.h"
 #include "commands/run_output.h"
 #include "model/checked_prediction.h"
+#include "collectives/traits.h"
+#include "util/comm_kinds.h"
+#include "model/collective_cost.h"
 #include "model/hardware.h"
 #include "model/roofline.h"
 #include "model/two_level.h"
@@ -40,6 +43,7 @@ struct PredictFlags {
   int ranks = 2;
   std::string datatype = "bfloat16";
   std::string collective = "all_reduce";
+  std::string coll;
   std::string B = "1024";
   std::string F = "1024";
   std::string D;
@@ -123,6 +127,10 @@ class PredictCommand final : public Command {
     app.add_option("--F", f_.F, "Columns of Y and Z (K/M suffixes)")->capture_default_str();
     app.add_option("--D", f_.D, "D values for the table: 1024,4096 or lo:hi:xK or lo:hi:+K (default: around D*)");
     add_json_flag(app, f_.output);
+    app.add_option("--coll", f_.coll,
+                   "Print the busbw each of our implementations' cost formulas expects for this collective (all_reduce, "
+                   "reduce_scatter, all_gather, broadcast, all_to_all) on --ranks ranks over the link (--hw/--link "
+                   "or --bw/--latency), beside the preset's published figures, and exit");
     app.add_flag("--list", f_.list, "List the hardware presets and their links, then exit");
     app.add_option("--nodes", f_.nodes,
                    "Nodes of --ranks-per-node ranks each (N = nodes x ranks per node): the two-level model, flat ring against "
@@ -146,6 +154,7 @@ class PredictCommand final : public Command {
       print_preset_list(ctx.out, presets);
       return 0;
     }
+    if (!f_.coll.empty()) return predict_coll_busbw(ctx);
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
@@ -164,6 +173,59 @@ class PredictCommand final : public Command {
   }
 
  private:
+  // --coll NAME: the cost formulas alone, no matmul.
+  int predict_coll_busbw(RunContext& ctx) {
+    CollBusbwView v;
+    run_agreed(ctx.mpi.world(), [&] { v = coll_busbw_view(); });
+    RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
+    print_coll_busbw(ctx.out, v);
+    out.begin_document({{"coll", coll_busbw_json(v)}});
+    out.finish();
+    out.print_written_files();
+    return out.exit_status();
+  }
+
+  CollBusbwView coll_busbw_view() const {
+    const auto kind = coll::parse_collective(f_.coll);
+    if (!kind) throw_usage("--coll: unknown '{}' ({})", f_.coll, coll::collective_names());
+    if (f_.ranks < 2) throw_usage("--ranks: needs at least 2 ranks, got {}", f_.ranks);
+    CollBusbwView v;
+    v.collective = std::string(coll::to_string(*kind));
+    v.ranks = f_.ranks;
+    model::CollLink link;
+    if (!f_.hw.empty()) {
+      const model::HardwarePreset hw = model::load_hardware_preset(f_.hw);
+      const model::LinkPreset& l = hw.link(f_.link);
+      link.W_bytes_per_s = l.bytes_per_s;
+      link.alpha_s = l.latency_s;
+      v.link_text = fmt::format("{} {}", hw.name, l.name);
+      for (const auto& p : hw.published)
+        if (p.collective == v.collective && p.ranks == f_.ranks && p.link == l.name) v.published.push_back(p);
+    } else {
+      if (!f_.link.empty()) throw_usage("--link: needs --hw (a preset whose links it names)");
+      if (f_.bw.empty()) throw_usage("--coll: give --hw PRESET (see --list), or --bw W (with --latency a if known)");
+      v.link_text = "given";
+    }
+    if (!f_.bw.empty()) link.W_bytes_per_s = parse_number(f_.bw, "--bw");
+    if (!f_.latency.empty()) link.alpha_s = parse_number(f_.latency, "--latency");
+    if (!(link.W_bytes_per_s > 0)) throw_usage("--bw: must be a positive rate in bytes/s");
+    if (!(link.alpha_s >= 0)) throw_usage("--latency: must be 0 or more seconds");
+    v.W_bytes_per_s = link.W_bytes_per_s;
+    v.link_text += fmt::format(": W {:g} B/s, a {:g} s", link.W_bytes_per_s, link.alpha_s);
+    // Sizes where nccl-tests' tables are read: latency-bound to bandwidth-bound.
+    constexpr std::uint64_t kSizes[] = {std::uint64_t{1} << 20, std::uint64_t{1} << 24, std::uint64_t{1} << 28,
+                                        std::uint64_t{1} << 32};
+    for (const coll::Algorithm impl : {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct})
+      for (const auto bytes : kSizes) {
+        // Broadcast's chain in segments of 1 MiB, as the ring's automatic
+        // segments on a GPU (one segment on two ranks).
+        const std::uint64_t segments = f_.ranks == 2 ? 1 : std::max<std::uint64_t>(bytes >> 20, 1);
+        if (const auto c = model::collective_cost({*kind, impl, f_.ranks, bytes, false, 0, segments}, link))
+          v.rows.push_back({std::string(to_string(impl)), bytes, *c});
+      }
+    return v;
+  }
+
   PredictPlan make_plan() const {
     PredictPlan plan;
     const int size = model::datatype_size(f_.datatype);

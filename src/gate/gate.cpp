@@ -108,6 +108,7 @@ void coll_metrics(const json& doc, std::vector<Metric>& out) {
     m.value = busbw;
     m.better = Better::Higher;
     m.bytes = bytes;
+    if (r.contains("expected") && r["expected"].is_object()) m.model = number_at(r["expected"], "busbw_GBps") * 1e9;
     const auto finishes = finish_times(doc, r, "", "finish_us", 1e6);
     m.where = finishes.empty() ? slowest_rank_text(own_times(doc, r.value("time_us", json::object())), "")
                                : slowest_rank_text(finishes, "finish ");
@@ -303,6 +304,29 @@ void check_expectation(Verdict& verdict, const std::vector<Metric>& run, const s
     ++checked;
   }
   if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result was measured to check", rule));
+}
+
+void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                             double fraction, std::uint64_t from_bytes, const std::string& rule) {
+  verdict.rules.push_back(rule);
+  std::size_t checked = 0, without = 0;
+  for (const Metric& m : run) {
+    if (m.name != name || m.bytes < from_bytes) continue;
+    if (!(m.model > 0)) {
+      ++without;
+      continue;
+    }
+    Check c;
+    c.kind = Check::Kind::Expectation;
+    c.metric = m;
+    c.limit = fraction * m.model;
+    c.worse_by = std::max(0.0, 1 - m.value / c.limit);
+    c.passed = m.value >= c.limit;
+    verdict.checks.push_back(std::move(c));
+    ++checked;
+  }
+  if (without > 0) verdict.notes.push_back(fmt::format("{}: {} results without a model value not checked", rule, without));
+  if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result has a model value to check against", rule));
 }
 
 void check_baseline(Verdict& verdict, const std::vector<Metric>& run, const std::vector<Metric>& baseline,

@@ -38,6 +38,7 @@ struct Metric {
   Better better = Better::Higher;
   std::uint64_t bytes = 0;  // coll: the size S (what --expect-from selects by)
   std::string where;        // the ranks it was measured on: "slowest rank 1 (host a): ...", "ranks 0 -> 1 (a, b)"
+  double model = 0;         // the model's value of the same result (coll: "expected" busbw); 0: none
 };
 
 struct Check {
@@ -81,6 +82,12 @@ void require_comparable(const nlohmann::json& run, const nlohmann::json& baselin
 // unit). `rule` says it in words. No metric to check is a problem.
 void check_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name, double at_least,
                        std::uint64_t from_bytes, const std::string& rule);
+
+// The same against `fraction` times each metric's own model value (coll
+// --expect-busbw model:F); a metric without one is a note, and none with
+// one is a problem.
+void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                             double fraction, std::uint64_t from_bytes, const std::string& rule);
 
 // The verdict's checks of `run` against the baseline's metrics of the same
 // key: fails where a metric is worse by more than `tolerance` (a fraction).

@@ -140,7 +140,7 @@ HardwarePreset parse_hardware_preset(std::string_view toml_text, const std::stri
   } catch (const toml::parse_error& e) {
     throw_usage("{}:{}: not valid TOML: {}", origin, e.source().begin.line, e.description());
   }
-  reject_unknown_keys(root, {"name", "description", "default_link", "flops", "memory", "links"}, "the preset",
+  reject_unknown_keys(root, {"name", "description", "default_link", "flops", "memory", "links", "published"}, "the preset",
                       origin);
   HardwarePreset hw;
   hw.origin = origin;
@@ -204,6 +204,30 @@ HardwarePreset parse_hardware_preset(std::string_view toml_text, const std::stri
   if (!hw.links.count(hw.default_link))
     throw_usage("{}: default_link '{}' is not one of its links ({})", origin, hw.default_link,
                 join_map_keys(hw.links));
+  // [[published]]: collective figures measured and published for this
+  // hardware, each with its source.
+  if (const toml::node* node = root.get("published")) {
+    const auto* list = node->as_array();
+    if (!list) throw_usage("{}: 'published' must be a list of tables ([[published]])", where(*node, origin));
+    for (const toml::node& item : *list) {
+      const auto* t = item.as_table();
+      if (!t) throw_usage("{}: each [[published]] must be a table", where(item, origin));
+      reject_unknown_keys(*t, {"collective", "algorithm", "ranks", "link", "busbw_bytes_per_s", "source"},
+                          "[[published]]", origin);
+      PublishedCollective p;
+      p.collective = optional_string(*t, "collective", origin);
+      p.algorithm = optional_string(*t, "algorithm", origin);
+      p.link = optional_string(*t, "link", origin);
+      p.source = optional_string(*t, "source", origin);
+      p.ranks = static_cast<int>(positive_number(*t, "ranks", "[[published]]", origin));
+      p.busbw_bytes_per_s = positive_number(*t, "busbw_bytes_per_s", "[[published]]", origin);
+      if (p.collective.empty() || p.source.empty())
+        throw_usage("{}: each [[published]] needs a collective and its source", where(item, origin));
+      if (p.link.empty()) p.link = hw.default_link;
+      hw.link(p.link);
+      hw.published.push_back(std::move(p));
+    }
+  }
   return hw;
 }
 

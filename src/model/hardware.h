@@ -28,6 +28,18 @@ struct LinkPreset {
   std::vector<std::string> aliases;
 };
 
+// A collective's bus bandwidth as measured and published for this hardware
+// (TOML [[published]]), with where it was published: `coll` prints it beside
+// its own measurement and model, `predict --coll` beside the model's.
+struct PublishedCollective {
+  std::string collective;  // "all_reduce", as coll's --collective
+  std::string algorithm;   // what was measured, e.g. "NCCL ring", "NCCL NVLS"
+  int ranks = 0;
+  std::string link;        // the preset's link it ran over
+  double busbw_bytes_per_s = 0;
+  std::string source;
+};
+
 struct HardwarePreset {
   std::string name;
   std::string description;
@@ -36,6 +48,7 @@ struct HardwarePreset {
   double memory_bytes_per_s = 0;         // M: HBM / DRAM bandwidth
   std::map<std::string, LinkPreset> links;
   std::string default_link;
+  std::vector<PublishedCollective> published;
 
   // The named link ("" = the default link); UsageError naming the links
   // this preset has when there is no such link.

@@ -47,10 +47,46 @@ nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& host
           {"algbw_GBps", r.algbw_GBps},
           {"busbw_GBps", r.busbw_GBps},
           {"wrong", r.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.wrong)}};
+  if (r.expected) {
+    const CollExpected& e = *r.expected;
+    nlohmann::json x = {{"time_s", e.time_s},
+                        {"busbw_GBps", e.busbw_GBps},
+                        {"efficiency", r.time.median > 0 ? e.time_s / r.time.median : 0.0},
+                        {"busbw_over_W", e.W_bytes_per_s > 0 ? r.busbw_GBps * 1e9 / e.W_bytes_per_s : 0.0},
+                        {"W_bytes_per_s", e.W_bytes_per_s},
+                        {"alpha_s", e.alpha_s},
+                        {"g_s_per_byte", e.g_s_per_byte},
+                        {"source", e.source},
+                        {"formula", e.formula}};
+    if (e.published_busbw_GBps > 0)
+      x["published"] = {{"busbw_GBps", e.published_busbw_GBps}, {"source", e.published_source}};
+    j["expected"] = std::move(x);
+  } else {
+    j["expected"] = nullptr;
+  }
   if (!hosts.empty()) {
     j["ranks"] = rank_summaries_json(r.ranks, hosts, kMicroseconds);
     j["straggler"] = straggler_json(r.straggler, hosts, kMicroseconds);
   }
+  return j;
+}
+
+nlohmann::json coll_model_json(const CollModelInputs& in) {
+  nlohmann::json probe = nlohmann::json::array();
+  for (std::size_t i = 0; i < in.probe_bytes.size() && i < in.probe_step_s.size(); ++i)
+    probe.push_back({{"bytes", in.probe_bytes[i]}, {"step_s", in.probe_step_s[i]}});
+  nlohmann::json j = {{"source", in.source},
+                      {"alpha_s", in.link.alpha_s},
+                      {"W_bytes_per_s", in.link.W_bytes_per_s},
+                      {"g_s_per_byte", in.link.g_s_per_byte},
+                      {"copy_s_per_byte", in.link.copy_s_per_byte},
+                      {"ring_probe", probe},
+                      {"formulas", "model/collective_cost.h; W per row at the row's message size when probed"}};
+  if (in.hier_link)
+    j["hier"] = {{"alpha_s", in.hier_link->alpha_s},
+                 {"W_bytes_per_s", in.hier_link->W_bytes_per_s},
+                 {"inter_alpha_s", in.hier_link->inter_alpha_s},
+                 {"inter_W_bytes_per_s", in.hier_link->inter_W_bytes_per_s}};
   return j;
 }
 
@@ -67,14 +103,16 @@ void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header)
   out_ << "# " << kStragglerNote << "\n";
   out_ << "# algbw = S/time (GB/s, 1e9 bytes); busbw = algbw * "
        << coll::traits(plan.kind).bus_factor_text << "\n#\n";
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
-                      "", "", "", "", "", "out-of-place", "", "", "", "in-place", "", "", "");
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
-                      "size", "count", "type", "redop", "impl", "time", "algbw", "busbw", "#wrong",
-                      "time", "algbw", "busbw", "#wrong");
-  out_ << fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}\n",
-                      "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-                      "(GB/s)", "");
+  out_ << "# model = the implementation's cost formula on the run's link (out of place); eff = model time / "
+          "measured time; bus/W = busbw / the link W the model took\n";
+  const std::string groups = "# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}"
+                             "   {:>10} {:>5} {:>5} {:>5} {:>5}\n";
+  out_ << fmt::format(fmt::runtime(groups), "", "", "", "", "", "out-of-place", "", "", "", "in-place", "", "", "",
+                      "model", "", "", "", "");
+  out_ << fmt::format(fmt::runtime(groups), "size", "count", "type", "redop", "impl", "time", "algbw", "busbw",
+                      "#wrong", "time", "algbw", "busbw", "#wrong", "time", "eff", "eff", "bus/W", "bus/W");
+  out_ << fmt::format(fmt::runtime(groups), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                      "(GB/s)", "(GB/s)", "", "(us)", "(out)", "(in)", "(out)", "(in)");
   out_.flush();
 }
 
@@ -89,10 +127,20 @@ std::string impl_text(const CollRecord& r) {
 
 void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
   const std::string redop = coll::traits(o.kind).reduces ? std::string(coll::to_string(o.op)) : "none";
-  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}\n",
+  const auto eff = [](const CollRecord& r) {
+    return r.expected && r.time.median > 0 ? fmt::format("{:.2f}", r.expected->time_s / r.time.median) : "-";
+  };
+  const auto bus_w = [](const CollRecord& r) {
+    return r.expected && r.expected->W_bytes_per_s > 0
+               ? fmt::format("{:.2f}", r.busbw_GBps * 1e9 / r.expected->W_bytes_per_s)
+               : "-";
+  };
+  const std::string model = o.expected ? fmt::format("{:.2f}", o.expected->time_s * 1e6) : "-";
+  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}"
+                      "   {:>10} {:>5} {:>5} {:>5} {:>5}\n",
                       o.bytes, o.count, coll::to_string(o.type), redop, impl_text(o), o.time.median * 1e6,
                       o.algbw_GBps, o.busbw_GBps, wrong_text(o.wrong), i.time.median * 1e6, i.algbw_GBps,
-                      i.busbw_GBps, wrong_text(i.wrong));
+                      i.busbw_GBps, wrong_text(i.wrong), model, eff(o), eff(i), bus_w(o), bus_w(i));
   out_.flush();
 }
 
@@ -160,6 +208,24 @@ void CollConsoleReporter::footer(const std::vector<CollRecord>& all) {
   } else {
     out_ << "# Out of bounds values : not checked (--check 0)\n";
   }
+  // The model against the measurement at the sizes where bandwidth
+  // dominates, and what was published for this hardware.
+  std::map<std::string, std::pair<double, int>> eff;
+  const CollExpected* published = nullptr;
+  for (const auto& r : all) {
+    if (!r.expected) continue;
+    if (r.expected->published_busbw_GBps > 0) published = &*r.expected;
+    if (r.bytes < (std::uint64_t{1} << 20) || !(r.time.median > 0)) continue;
+    auto& [sum, n] = eff[r.impl];
+    sum += r.expected->time_s / r.time.median;
+    ++n;
+  }
+  for (const auto& [impl, acc] : eff)
+    out_ << fmt::format("# Avg efficiency ({}) : {:.2f} (model time / measured time, mean over sizes from 1 MiB)\n",
+                        impl, acc.first / acc.second);
+  if (published)
+    out_ << fmt::format("# Published busbw : {:.1f} GB/s ({})\n", published->published_busbw_GBps,
+                        published->published_source);
   out_ << "# Times: median over iterations of the max over ranks (--json: p50, p95, p99, interquartile mean, min, max and each rank's times)\n";
   out_.flush();
 }

@@ -16,6 +16,10 @@ namespace shardroof {
 // named as a straggler ("straggler", null when none) come with it.
 nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& hosts = {});
 
+// The model column's inputs (measure/coll_expectation.h): where the link
+// comes from, alpha, W, g, c, and the probe's step time at each size.
+nlohmann::json coll_model_json(const CollModelInputs& in);
+
 // What the header says besides the plan.
 struct CollHeader {
   std::string setup_text;          // what runs, e.g. "ring/mpi, mpi (cpu)"

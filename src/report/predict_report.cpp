@@ -5,6 +5,9 @@
 #include <cmath>
 #include <string_view>
 
+#include "report/gate_report.h"
+#include "util/units.h"
+
 namespace shardroof {
 namespace {
 
@@ -214,5 +217,45 @@ void print_preset_list(std::ostream& out, const std::vector<model::HardwarePrese
     }
   }
 
+
+void print_coll_busbw(std::ostream& out, const CollBusbwView& v) {
+  out << fmt::format("# shardroof predict: the busbw our implementations' cost formulas expect for {} on {} ranks\n",
+                     v.collective, v.ranks);
+  out << fmt::format("# link: {}\n", v.link_text);
+  out << "# model/collective_cost.h; busbw = S/time x the nccl-tests bus factor; no reduction time (g = 0)\n";
+  out << fmt::format("# {:>10} {:>10} {:>12} {:>10} {:>7}  {}\n", "impl", "size", "time (us)", "busbw", "of W",
+                     "formula");
+  for (const auto& r : v.rows)
+    out << fmt::format("  {:>10} {:>10} {:>12.2f} {:>10} {:>6.0f}%  {}\n", r.impl, format_bytes(r.bytes),
+                       r.cost.time_s * 1e6, format_metric_value(r.cost.busbw_bytes_per_s, "B/s"),
+                       v.W_bytes_per_s > 0 ? 100 * r.cost.busbw_bytes_per_s / v.W_bytes_per_s : 0.0, r.cost.formula);
+  if (v.published.empty()) {
+    out << "# published: none for this collective and rank count in the preset\n";
+    return;
+  }
+  for (const auto& p : v.published)
+    out << fmt::format("# published: {} ({} ranks over {}): {} busbw, {:.0f}% of W; {}\n", p.algorithm, p.ranks,
+                       p.link, format_metric_value(p.busbw_bytes_per_s, "B/s"),
+                       v.W_bytes_per_s > 0 ? 100 * p.busbw_bytes_per_s / v.W_bytes_per_s : 0.0, p.source);
+}
+
+nlohmann::json coll_busbw_json(const CollBusbwView& v) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : v.rows)
+    rows.push_back({{"impl", r.impl},
+                    {"bytes", r.bytes},
+                    {"time_s", r.cost.time_s},
+                    {"busbw_GBps", r.cost.busbw_bytes_per_s / 1e9},
+                    {"formula", r.cost.formula}});
+  nlohmann::json published = nlohmann::json::array();
+  for (const auto& p : v.published)
+    published.push_back({{"algorithm", p.algorithm},
+                         {"ranks", p.ranks},
+                         {"link", p.link},
+                         {"busbw_GBps", p.busbw_bytes_per_s / 1e9},
+                         {"source", p.source}});
+  return {{"collective", v.collective}, {"ranks", v.ranks}, {"link", v.link_text},
+          {"W_bytes_per_s", v.W_bytes_per_s}, {"expected", rows}, {"published", published}};
+}
 
 }  // namespace shardroof

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/collective_cost.h"
 #include "model/hardware.h"
 #include "model/regimes.h"
 #include "model/roofline.h"
@@ -34,6 +35,25 @@ struct PredictView {
 
 void print_predict_report(std::ostream& out, const PredictView& v);
 nlohmann::json predict_json(const PredictView& v);
+// `predict --coll NAME`: the busbw each of our implementations' cost
+// formulas expects for one collective, rank count and link, over a few
+// sizes, beside the figures the preset publishes for it.
+struct CollBusbwRow {
+  std::string impl;
+  std::uint64_t bytes = 0;
+  model::CollCost cost;
+};
+struct CollBusbwView {
+  std::string collective;
+  int ranks = 0;
+  std::string link_text;  // "h200 nvlink: W 450 GB/s, a 3.4 us"
+  double W_bytes_per_s = 0;
+  std::vector<CollBusbwRow> rows;
+  std::vector<model::PublishedCollective> published;  // those of this collective and rank count
+};
+void print_coll_busbw(std::ostream& out, const CollBusbwView& v);
+nlohmann::json coll_busbw_json(const CollBusbwView& v);
+
 void print_preset_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets);
 
 }  // namespace shardroof

@@ -10,7 +10,12 @@
 //   (per_rank_skew: the same shape, >= 0, some rank 0 in every iteration);
 //   `ranks` holds each rank's summary (rank, host, time_us, skew_us and
 //   finish_us as p50 <= p95 <= p99), `straggler` is null or names a rank;
-//   settings.timing names the timing mode, which the aggregation note matches.
+//   settings.timing names the timing mode, which the aggregation note matches;
+//   `expected` (the model column) is null or holds time_s > 0, busbw_GBps =
+//   bytes / time_s * the bus factor, efficiency = time_s / the median time,
+//   busbw_over_W = busbw / W_bytes_per_s, a source and a formula; with more
+//   than one rank (and the default probe) every row of ring, pairwise,
+//   direct and native has one, and the document's "model" says its source.
 // Usage: check_coll_json FILE RANKS COLLECTIVE IMPLS
 //   IMPLS: comma-separated impls expected in the results (e.g. ring,native),
 //          or '*' for any non-empty set.
@@ -99,6 +104,40 @@ void check_stragglers(const nlohmann::json& r, int ranks, std::size_t iters, con
 }
 
 }  // namespace
+
+// The model column of one result (see the top of this file).
+void check_expected(const nlohmann::json& r, int ranks, double factor, double median_us, const nlohmann::json& model,
+                    const std::string& where) {
+  if (!r.contains("expected")) {
+    fail(where, "no 'expected' (null or the model's block)");
+    return;
+  }
+  const auto& e = r["expected"];
+  const std::string impl = r["impl"];
+  const bool modelled = impl == "ring" || impl == "pairwise" || impl == "direct" || impl == "native";
+  const bool probe = model.is_object() && model.value("source", "").rfind("ring probe", 0) == 0;
+  if (e.is_null()) {
+    if (modelled && ranks > 1 && probe) fail(where, "expected is null for " + impl + " with the ring probe");
+    return;
+  }
+  if (!has_all(e, {"time_s", "busbw_GBps", "efficiency", "busbw_over_W", "W_bytes_per_s", "alpha_s", "g_s_per_byte",
+                   "source", "formula"},
+               where + ".expected"))
+    return;
+  const double t = e["time_s"], busbw = e["busbw_GBps"], W = e["W_bytes_per_s"];
+  const auto bytes = r["bytes"].get<std::uint64_t>();
+  if (!(t > 0) && bytes > 0) fail(where, "expected.time_s is not positive");
+  if (t > 0 && !close(busbw, static_cast<double>(bytes) / t * factor * 1e-9))
+    fail(where, "expected.busbw_GBps " + std::to_string(busbw) + " != bytes / time_s * bus factor");
+  if (t > 0 && !close(e["efficiency"].get<double>(), t / (median_us * 1e-6)))
+    fail(where, "expected.efficiency != expected.time_s / the median time");
+  if (!(W > 0) || !close(e["busbw_over_W"].get<double>(), r["busbw_GBps"].get<double>() * 1e9 / W))
+    fail(where, "expected.busbw_over_W != busbw / W_bytes_per_s");
+  if (e["source"].get<std::string>().empty() || e["formula"].get<std::string>().empty())
+    fail(where, "expected needs a source and a formula");
+  if (impl == "native" && e["formula"].get<std::string>().rfind("assumed ", 0) != 0)
+    fail(where, "native's formula does not say it is an assumption");
+}
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -236,6 +275,7 @@ int main(int argc, char** argv) {
     if (!close(got_alg, algbw)) fail(where, "algbw_GBps " + std::to_string(got_alg) + " != bytes/time = " + std::to_string(algbw));
     if (!close(got_bus, got_alg * factor))
       fail(where, "busbw_GBps " + std::to_string(got_bus) + " != algbw * " + std::to_string(factor));
+    check_expected(r, ranks, factor, med, doc.contains("model") ? doc["model"] : nlohmann::json(), where);
     if (r["wrong"] != 0) fail(where, "wrong = " + r["wrong"].dump());
     if (!r["in_place"].is_boolean()) fail(where, "in_place is not a boolean");
     else seen[{bytes, r["impl"].get<std::string>()}].insert(r["in_place"].get<bool>());

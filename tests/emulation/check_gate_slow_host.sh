@@ -18,7 +18,7 @@ ranks=3
 slow=2
 rate=1         # Gbit/s, every rank but the slow one
 slow_rate=0.25 # the slow rank's link, both directions
-expect=$(awk -v g="$rate" 'BEGIN { printf "%.0f", 0.5 * g * 1e9 / 8 }') # bytes/s
+expect=$(awk -v g="$rate" 'BEGIN { printf "%.0fB/s", 0.5 * g * 1e9 / 8 }') # bytes/s, unit written out
 mkdir -p "$out"
 json="$out/link-gate-slow-host.json"
 txt="$out/link-gate-slow-host.txt"

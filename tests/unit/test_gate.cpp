@@ -88,6 +88,29 @@ TEST(GateExpectation, OnlySizesFromTheThreshold) {
   EXPECT_FALSE(none.passed());  // nothing to check is no pass
 }
 
+// model:F: each row against F times its own "expected" busbw; a row
+// without one is a note, none at all a problem.
+TEST(GateExpectation, ModelFractionOfEachRowsExpectedBusbw) {
+  json doc = coll_record(2.0);
+  doc["results"][0]["expected"] = {{"busbw_GBps", 2.5}};  // 1 MiB: 2.0 of 2.5 GB/s expected
+  doc["results"][1]["expected"] = nullptr;               // 1 MiB in place, and 1 KiB: no model
+  const auto metrics = metrics_of(doc);
+  Verdict pass;
+  check_model_expectation(pass, metrics, "busbw", 0.8, 0, "model:0.8");
+  ASSERT_EQ(pass.checks.size(), 1u);
+  EXPECT_DOUBLE_EQ(pass.checks[0].limit, 2e9);
+  EXPECT_TRUE(pass.passed());
+  EXPECT_EQ(pass.notes.size(), 1u);
+  Verdict short_of;
+  check_model_expectation(short_of, metrics, "busbw", 0.9, 0, "model:0.9");
+  EXPECT_FALSE(short_of.passed());
+  EXPECT_NEAR(short_of.checks[0].worse_by, 1 - 2.0 / 2.25, 1e-12);
+  Verdict none;
+  check_model_expectation(none, metrics_of(coll_record(2.0)), "busbw", 0.8, 0, "model:0.8");
+  EXPECT_FALSE(none.passed());
+  EXPECT_EQ(none.problems.size(), 1u);
+}
+
 TEST(GateBaseline, WorseByMoreThanTheToleranceFails) {
   const auto run = metrics_of(coll_record(2.0));
   Verdict same;

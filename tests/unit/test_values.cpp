@@ -109,5 +109,22 @@ TEST(ParseRate, DecimalSuffixesAndUnits) {
     EXPECT_THROW(parse_rate(bad, "--expect-busbw"), UsageError) << bad;
 }
 
+TEST(ParseRate, GatesRefuseABareNumber) {
+  EXPECT_DOUBLE_EQ(parse_rate_with_unit("40G", "--expect-busbw"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate_with_unit("40GB/s", "--expect-busbw"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate_with_unit("400m", "--expect-busbw"), 400e6);
+  EXPECT_DOUBLE_EQ(parse_rate_with_unit("1B/s", "--expect-W"), 1.0);
+  EXPECT_DOUBLE_EQ(parse_rate_with_unit("4.5e10/s", "--expect-W"), 4.5e10);
+  for (const char* bad : {"100000", "4.5e10", "1", "", "fast", "G", "0G"})
+    EXPECT_THROW(parse_rate_with_unit(bad, "--expect-busbw"), UsageError) << bad;
+  try {
+    parse_rate_with_unit("100000", "--expect-busbw");
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("has no unit"), std::string::npos) << m;
+    EXPECT_NE(m.find("40GB/s"), std::string::npos) << m;
+  }
+}
+
 }  // namespace
 }  // namespace shardroof

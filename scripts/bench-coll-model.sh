@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# coll's model column against emulated links whose true rate we set
+# (scripts/emulate-links.sh): ring, pairwise, direct and native AllReduce
+# and ReduceScatter, ring and native Broadcast, pairwise and native AllToAll
+# on 2 and 4 ranks, and hier (with ring and native beside it) on 2 nodes x 2
+# ranks, at each rate. Prints one table: per rate, ranks, collective,
+# implementation and size from 1 MiB, the efficiency (model time / measured
+# time) out of place and in place, PASS when both lie in 0.85-1.15, else
+# MISS; with the load average before and after, the date and the commands.
+#
+#   scripts/bench-coll-model.sh --bin build/src/shardroof [--rates "0.5 1"] [--ranks "2 4"]
+#                               [--iters 5] [--out DIR]
+#
+# The table goes to stdout and DIR/table.txt; each run's record and console
+# to DIR. Exit status: 0 every run succeeded and checked its results (MISS
+# rows do not fail: timing is judged by reading the table), 1 a run failed,
+# 77 emulation cannot run here (as emulate-links.sh: not root, no iproute2).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin=""
+rates="0.5 1"
+ranks_list="2 4"
+iters=5
+out=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --bin) bin="$2"; shift 2 ;;
+    --rates) rates="$2"; shift 2 ;;
+    --ranks) ranks_list="$2"; shift 2 ;;
+    --iters) iters="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "unknown argument: $1" >&2; sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+done
+[[ -n "$bin" ]] || { echo "--bin: the shardroof executable" >&2; exit 2; }
+out="${out:-$(mktemp -d /tmp/shardroof-bench-coll-model.XXXXXX)}"
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.txt
+python="$(command -v /usr/bin/python3 || command -v python3 || true)"
+[[ -n "$python" ]] || { echo "SKIPPED: python3 not found" >&2; exit 77; }
+
+# Sizes 256 KiB to 4 MiB: the table keeps those from 1 MiB (smaller ones are
+# latency-bound); one pass, no span, few iterations: the links are slow.
+common=(-b 256K -e 4M -f 4 -n "$iters" -w 1 --rounds 1 --min-span-s 0 --force)
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+failures=0
+commands=()
+# run <name> <emulate args...> -- <coll args...>
+run() {
+  local name="$1"; shift
+  local rc=0
+  "$here/emulate-links.sh" run --bin "$bin" "$@" --json "$out/$name.json" > "$out/$name.txt" 2>&1 || rc=$?
+  if [[ $rc == 77 ]]; then cat "$out/$name.txt" >&2; exit 77; fi
+  if [[ $rc != 0 ]]; then
+    cat "$out/$name.txt" >&2
+    echo "FAILED: $name exited $rc" >&2
+    failures=1
+  fi
+}
+for rate in $rates; do
+  for n in $ranks_list; do
+    for spec in "all_reduce ring,pairwise,direct,native" "reduce_scatter ring,pairwise,direct,native" \
+                "broadcast ring,native" "all_to_all pairwise,native"; do
+      set -- $spec
+      run "r${rate}-n${n}-$1" --ranks "$n" --rate "$rate" -- coll --collective "$1" --impl "$2" "${common[@]}"
+      commands+=("emulate-links.sh run --ranks $n --rate $rate -- coll --collective $1 --impl $2 ${common[*]}")
+    done
+  done
+  # Two nodes of two ranks: the ranks of a node share a namespace (loopback),
+  # the nodes a shaped link.
+  for c in all_reduce reduce_scatter; do
+    run "r${rate}-n4-hier-$c" --ranks 4 --ranks-per-node 2 --rate "$rate" -- \
+      coll --collective "$c" --impl hier,ring,native --ranks-per-node 2 "${common[@]}"
+    commands+=("emulate-links.sh run --ranks 4 --ranks-per-node 2 --rate $rate -- coll --collective $c --impl hier,ring,native --ranks-per-node 2 ${common[*]}")
+  done
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+{
+  echo "# coll's model against emulated links: efficiency = model time / measured time (median), from 1 MiB;"
+  echo "# PASS when out of place and in place both lie in 0.85-1.15."
+  echo "# $started, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')),"
+  echo "# load average $load_before before, $load_after after; iterations $iters per size, one pass."
+  "$python" - "$out" <<'EOF'
+import glob, json, os, sys
+
+out = sys.argv[1]
+rows = []
+for path in sorted(glob.glob(os.path.join(out, "r*.json"))):
+    name = os.path.basename(path)[:-5]
+    rate = name.split("-")[0][1:]
+    with open(path) as f:
+        doc = json.load(f)
+    nodes = doc.get("topology", {}).get("nodes", 1)
+    hier = "-hier-" in name
+    where = f"{doc['ranks']}" + (" (2x2)" if hier else "")
+    eff = {}
+    for r in doc.get("results", []):
+        if r["bytes"] < (1 << 20):
+            continue
+        e = r.get("expected")
+        key = (r["collective"], r["impl"], r["bytes"])
+        eff.setdefault(key, {})["in" if r["in_place"] else "out"] = (
+            e["time_s"] / (r["time_us"]["median"] * 1e-6) if e else None)
+    for (coll, impl, size), v in sorted(eff.items()):
+        if hier and impl != "hier":
+            continue  # ring and native beside hier: the flat rows are in the other runs
+        o, i = v.get("out"), v.get("in")
+        ok = o is not None and i is not None and 0.85 <= o <= 1.15 and 0.85 <= i <= 1.15
+        fmt = lambda x: "-" if x is None else f"{x:.2f}"
+        rows.append((float(rate), rate, where, coll, impl, size, fmt(o), fmt(i), "PASS" if ok else "MISS"))
+rows.sort(key=lambda r: (r[0], r[2], r[3], r[4], r[5]))
+print(f"{'Gbit/s':>6} {'ranks':>8} {'collective':<15} {'impl':<9} {'size':>8} {'eff out':>8} {'eff in':>7}  verdict")
+for r in rows:
+    print(f"{r[1]:>6} {r[2]:>8} {r[3]:<15} {r[4]:<9} {r[5] // (1 << 20):>6}Mi {r[6]:>8} {r[7]:>7}  {r[8]}")
+passed = sum(r[8] == "PASS" for r in rows)
+print(f"# {passed} of {len(rows)} rows PASS")
+EOF
+  echo "# commands (each under scripts/emulate-links.sh run --bin shardroof, records in $out):"
+  for c in "${commands[@]}"; do echo "#   $c"; done
+} | tee "$out/table.txt"
+exit "$failures"
