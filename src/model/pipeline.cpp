@@ -32,6 +32,29 @@ double pipeline_time(const std::vector<double>& gemm, const std::vector<double>&
   return comm_end;
 }
 
+Interference interference_from(double t_math, double t_comm, double gemm_beside, double comm_beside) {
+  Interference s;
+  if (!(t_math > 0 && t_comm > 0 && gemm_beside > 0 && comm_beside > 0)) return s;
+  if (t_math <= t_comm) {
+    s.gemm = gemm_beside / t_math;
+    s.comm = 1 + (comm_beside - t_comm) / gemm_beside;
+  } else {
+    s.comm = comm_beside / t_comm;
+    s.gemm = 1 + (gemm_beside - t_math) / comm_beside;
+  }
+  s.gemm = std::max(s.gemm, 1.0);
+  s.comm = std::max(s.comm, 1.0);
+  return s;
+}
+
+double pipeline_time(const std::vector<double>& gemm, const std::vector<double>& comm, const Interference& s) {
+  if (gemm.size() != comm.size()) throw std::invalid_argument("pipeline_time: as many GEMMs as collectives");
+  std::vector<double> g = gemm, c = comm;
+  for (std::size_t k = 1; k < g.size(); ++k) g[k] += (s.gemm - 1) * std::min(gemm[k], comm[k - 1]);
+  for (std::size_t k = 0; k + 1 < c.size(); ++k) c[k] += (s.comm - 1) * std::min(comm[k], gemm[k + 1]);
+  return pipeline_time(g, c);
+}
+
 double collective_latency(const Shape& shape, const Ceilings& c) {
   if (shape.ranks <= 1) return 0;
   const double steps = shape.collective == Collective::AllReduce ? 2.0 * (shape.ranks - 1) : shape.ranks - 1.0;
@@ -68,6 +91,8 @@ PipelinePrediction predict_pipeline(const PipelineInputs& in) {
   p.thinner_gemms = thinner - p.t_ideal;
   p.chunk_latency = latency - thinner;
   p.link_model = p.t_model - latency;
+  p.t_predicted = pipeline_time(in.gemm, in.comm, in.interference);
+  p.interference = p.t_predicted - p.t_model;
   return p;
 }
 

@@ -45,6 +45,27 @@ double collective_latency(const Shape& shape, const Ceilings& c);
 // latency included.
 double chunk_comm_time(const Shape& shape, const Ceilings& c, double elements);
 
+// How much slower a GEMM runs while a collective runs beside it, and a
+// collective while a GEMM runs (1: not at all). Measured once per point on
+// the unchunked step (its GEMM and its collective started together, on a
+// second buffer), so it does not depend on K; on a CPU the collective's
+// progress, the network stack and the GEMM share the cores.
+struct Interference {
+  double gemm = 1;
+  double comm = 1;
+};
+
+// From the two run together: the shorter one overlapped the other
+// throughout, so its slowdown is its time over its time alone; the longer
+// one was overlapped only for the shorter one's time, so its extra time is
+// spread over that: 1 + (time - alone) / shorter's time. Never below 1.
+Interference interference_from(double t_math, double t_comm, double gemm_beside, double comm_beside);
+
+// The pipeline with each GEMM slowed for the part of it that runs beside
+// the previous chunk's collective, and each collective for the part beside
+// the next chunk's GEMM.
+double pipeline_time(const std::vector<double>& gemm, const std::vector<double>& comm, const Interference& s);
+
 // What the model needs of one chunked step. Times in seconds.
 struct PipelineInputs {
   double t_math = 0;                // the unchunked GEMM
@@ -53,6 +74,7 @@ struct PipelineInputs {
   std::vector<double> comm;         // each chunk's collective from the link model
   std::vector<double> elements;     // each chunk's collective, in elements (their sum: B*F)
   double latency_s = 0;             // collective_latency of the link model
+  Interference interference;        // measured on the unchunked step (1, 1: none known)
 };
 
 // The model's answer for one K, and the parts of (model - ideal).
@@ -66,6 +88,11 @@ struct PipelinePrediction {
   double thinner_gemms = 0;  // chunk GEMMs at their shapes instead of T_math/K
   double chunk_latency = 0;  // every chunk's collective paying the latency again
   double link_model = 0;     // the link model's collective instead of the measured T_comm
+  // The same pipeline with the interference measured on the unchunked step:
+  // the prediction the sweep and `auto` use (t_model is the pure
+  // pipeline, kept to show what interference costs).
+  double t_predicted = 0;
+  double interference = 0;   // t_predicted - t_model
 };
 
 PipelinePrediction predict_pipeline(const PipelineInputs& in);

@@ -30,8 +30,10 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
                                                : plan.overlap.text(),
                         plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
                         100 * sweep::kMinHideableFraction);
-    out_ << "# under each row, per K: T_overlap measured; the pipeline model (each chunk's GEMM timed alone at its "
-            "own shape, its collective from the link model W, alpha, g, latency paid per chunk); its ideal (the "
+    out_ << "# under each row, per K: T_overlap measured; predicted = the pipeline model (each chunk's GEMM timed "
+            "alone at its own shape, its collective from the link model W, alpha, g, latency paid per chunk) with "
+            "the interference measured on the unchunked step run together (CPU; the pure pipeline beside it); its "
+            "ideal (the "
             "unchunked step cut evenly, max + min/K); pipe = (T_step - T_overlap) / (T_step - ideal); the "
             "model's parts (thinner GEMMs, per-chunk latency, link model vs T_comm) and the measured gap's "
             "(chunk collectives alone vs the link model, GEMMs slowed beside a collective, collectives slowed "
@@ -389,7 +391,10 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
                        chunks, 100 * sweep::kMinHideableFraction);
     }
     s += sweep_text::overlap_model_summary(points, a);
-    if (const auto& o = a.overlap_outlook) s += "\n" + sweep_text::outlook(*o);
+    if (const auto& o = a.overlap_outlook) {
+      s += '\n';
+      s += sweep_text::outlook(*o);
+    }
   }
   return s;
 }

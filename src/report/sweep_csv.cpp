@@ -16,7 +16,7 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
   // timed (auto's choice); the JSON holds every K.
   if (overlap)
     out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check,overlap_chunks,"
-           "t_overlap_model_s,t_overlap_ideal_s,overlap_model_error,pipeline_efficiency,thinner_gemms_s,"
+           "t_overlap_predicted_s,overlap_predicted_error,t_overlap_model_s,t_overlap_ideal_s,overlap_model_error,pipeline_efficiency,thinner_gemms_s,"
            "chunk_latency_s,link_model_s,collectives_alone_s,gemm_interference_s,comm_interference_s,hand_over_s,"
            "other_s";
   out += "\n";
@@ -46,14 +46,15 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
       if (!d.overlap_runs.empty()) {
         const sweep::OverlapRunAnalysis& r = d.overlap_runs.front();
         const auto opt = [](bool has, double v) { return has ? fmt::format("{:.9g}", v) : std::string(); };
-        out += fmt::format(",{:.9g},{:.9g},{:.6g},{},{:.9g},{:.9g},{:.9g},{},{},{},{},{}", r.model.t_model,
+        out += fmt::format(",{:.9g},{:.6g},{:.9g},{:.9g},{:.6g},{},{:.9g},{:.9g},{:.9g},{},{},{},{},{}",
+                           r.model.t_predicted, r.predicted_error, r.model.t_model,
                            r.model.t_ideal, r.model_error, r.efficiency ? fmt::format("{:.6g}", *r.efficiency) : "",
                            r.model.thinner_gemms, r.model.chunk_latency, r.model.link_model,
                            opt(r.stamped, r.gap.collectives_alone), opt(r.stamped, r.gap.gemm_interference),
                            opt(r.stamped, r.gap.comm_interference), opt(r.stamped, r.gap.hand_over),
                            opt(r.stamped, r.gap.other));
       } else {
-        out += ",,,,,,,,,,,,";
+        out += ",,,,,,,,,,,,,,";
       }
     }
     out += "\n";

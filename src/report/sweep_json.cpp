@@ -165,7 +165,11 @@ nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::Point
                           {"stamped_step_s", r.stamped_step_s}};
     if (i < d.overlap_runs.size()) {
       const sweep::OverlapRunAnalysis& a = d.overlap_runs[i];
-      run["model"] = {{"t_model_s", a.model.t_model},
+      run["model"] = {{"t_predicted_s", a.model.t_predicted},
+                      {"predicted_error", a.predicted_error},
+                      {"interference_s", a.model.interference},
+                      {"interference", {{"gemm_slowdown", a.interference.gemm}, {"comm_slowdown", a.interference.comm}}},
+                      {"t_model_s", a.model.t_model},
                       {"t_ideal_s", a.model.t_ideal},
                       {"t_perfect_s", a.model.t_perfect},
                       {"t_no_overlap_s", a.model.t_no_overlap},
@@ -221,6 +225,7 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived
     j["overlap_check"] = check_json(p.overlap_check);
   }
   if (!p.overlap_runs.empty() || p.overlap_choice) j["overlap_runs"] = overlap_runs_json(p, d);
+  if (p.concurrent) j["concurrent_step"] = {{"gemm_s", p.concurrent->gemm_s}, {"comm_s", p.concurrent->comm_s}};
   if (p.overlap_choice) {
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& c : p.overlap_choice->candidates)

@@ -69,7 +69,8 @@ std::vector<double> link_chunk_times(const model::Shape& shape, const std::optio
 
 OverlapChoiceRecord choose_overlap(const model::Shape& shape, const std::optional<model::Ceilings>& link,
                                    double t_math, double t_comm,
-                                   const std::vector<std::pair<int, double>>& gemm_at_K) {
+                                   const std::vector<std::pair<int, double>>& gemm_at_K,
+                                   const model::Interference& interference) {
   OverlapChoiceRecord out;
   const double BF = shape.B * shape.F;
   const double comm_one = link_chunk_times(shape, link, t_comm, {BF}).front();
@@ -78,12 +79,18 @@ OverlapChoiceRecord choose_overlap(const model::Shape& shape, const std::optiona
   for (const auto& [K, gemm] : gemm_at_K) {
     const std::vector<double> elements(static_cast<std::size_t>(K), BF / K);
     const std::vector<double> comm = link_chunk_times(shape, link, t_comm, elements);
-    const double t = model::pipeline_time(std::vector<double>(static_cast<std::size_t>(K), gemm), comm);
+    const double t =
+        model::pipeline_time(std::vector<double>(static_cast<std::size_t>(K), gemm), comm, interference);
     out.candidates.push_back({K, gemm, t});
     weighed.push_back({K, t});
   }
   out.chosen = model::choose_chunks(weighed);
   return out;
+}
+
+model::Interference point_interference(const PointRecord& p) {
+  if (!p.concurrent) return {};
+  return model::interference_from(p.t_math.median, p.t_comm.median, p.concurrent->gemm_s, p.concurrent->comm_s);
 }
 
 OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::optional<model::Ceilings>& link,
@@ -97,11 +104,16 @@ OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::opt
   in.elements = run.elements;
   in.comm = link_chunk_times(shape, link, in.t_comm, run.elements);
   in.latency_s = link && link->link_bytes_per_s > 0 ? model::collective_latency(shape, *link) : 0;
+  in.interference = point_interference(p);
+  a.interference = in.interference;
   const std::size_t K = run.elements.size();
   if (in.gemm.size() != K) return a;  // a record without the per-chunk times
   a.model = model::predict_pipeline(in);
   a.efficiency = model::pipeline_efficiency(a.model, run.t_overlap.median);
-  if (run.t_overlap.median > 0) a.model_error = (a.model.t_model - run.t_overlap.median) / run.t_overlap.median;
+  if (run.t_overlap.median > 0) {
+    a.model_error = (a.model.t_model - run.t_overlap.median) / run.t_overlap.median;
+    a.predicted_error = (a.model.t_predicted - run.t_overlap.median) / run.t_overlap.median;
+  }
   model::PipelineMeasured m;
   m.gemm_alone = run.gemm_alone_s;
   m.comm_alone = run.comm_alone_s;

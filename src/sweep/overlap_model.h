@@ -40,9 +40,14 @@ std::vector<double> link_chunk_times(const model::Shape& shape, const std::optio
 // and the link model, K = 1 as the plain step T_math + T_comm (the link
 // model's T_comm, so every candidate is weighed on the same collective),
 // and the fewest chunks within model::kAutoMargin of the best.
+// The pipeline includes the interference measured at the point.
 OverlapChoiceRecord choose_overlap(const model::Shape& shape, const std::optional<model::Ceilings>& link,
                                    double t_math, double t_comm,
-                                   const std::vector<std::pair<int, double>>& gemm_at_K);
+                                   const std::vector<std::pair<int, double>>& gemm_at_K,
+                                   const model::Interference& interference = {});
+
+// The point's interference (1, 1 without a concurrent step).
+model::Interference point_interference(const PointRecord& p);
 
 // One chunked step against the model.
 struct OverlapRunAnalysis {
@@ -52,6 +57,8 @@ struct OverlapRunAnalysis {
   bool stamped = false;              // the step's stamps were there (gap is meaningful)
   std::optional<double> efficiency;  // against the pipeline's ideal (model::pipeline_efficiency)
   double model_error = 0;            // (T_model - T_overlap measured) / T_overlap measured
+  double predicted_error = 0;        // the same for t_predicted (with the interference)
+  model::Interference interference;  // the point's, as applied
 };
 
 OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::optional<model::Ceilings>& link,

@@ -46,6 +46,7 @@ void merge_point(PointRecord& into, const PointRecord& more) {
     *it = std::move(joined_run);
   }
   if (more.overlap_choice) into.overlap_choice = more.overlap_choice;
+  if (more.concurrent) into.concurrent = more.concurrent;
 }
 
 double rate_of(const GemmRate& g) {

@@ -70,6 +70,15 @@ struct OverlapRun {
   double stamped_step_s = 0;           // first GEMM's start to last collective's end
 };
 
+// The unchunked step's GEMM and collective started together (the collective
+// on a second buffer, on the communication thread), for the interference
+// the pipeline model applies (model::interference_from): each one's
+// duration, the median over iterations of the largest over ranks.
+struct ConcurrentStep {
+  double gemm_s = 0;
+  double comm_s = 0;
+};
+
 // sweep --overlap auto: the model's T_overlap for each K it weighed (the
 // largest chunk's GEMM timed alone at that K, the chunks' collectives from
 // the link model) and the K it chose.
@@ -97,6 +106,7 @@ struct PointRecord {
   PointCheck overlap_check;
   // Every chunked step at this point, in the order timed.
   std::vector<OverlapRun> overlap_runs;
+  std::optional<ConcurrentStep> concurrent;           // with --overlap
   std::optional<OverlapChoiceRecord> overlap_choice;  // with --overlap auto
 };
 

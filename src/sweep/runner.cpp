@@ -137,10 +137,60 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   if (plan_.check) rec.check = check_z();
 
   if (plan_.overlap.enabled()) {
+    if (plan_.backend == Backend::Cpu) {
+      // The interference: the unchunked GEMM and a collective of the same
+      // size started together, the collective on the communication thread
+      // and on buffers of its own (the GEMM writes the partial sum as the
+      // collective would read it). Host work only: on a GPU the unchunked
+      // GEMM and the collective share one stream and would only serialize,
+      // so there the model assumes none.
+      auto other_in = mem.allocate(BF * es + 1);
+      auto other_out = mem.allocate(out_count * es + 1);
+      mem.copy(other_in->data(), partial->data(), BF * es);
+      mem.synchronize();
+      auto other = setup_.make(plan_.kind, plan_.impl, plan_.ring);
+      const std::size_t slots = static_cast<std::size_t>(std::max(timing.iters, 1));
+      std::vector<double> gemm_d(slots, 0.0), comm_d(slots, 0.0);
+      std::size_t calls = 0, slot = 0;
+      ChunkWorker beside([&] { backend_.enter_thread(); },
+                         [&](std::size_t) {
+                           const double t0 = coll::Tracer::now();
+                           other->run(other_in->data(), other_out->data(), BF, plan_.type, coll::ReduceOp::Sum);
+                           mem.synchronize();
+                           comm_d[slot] = coll::Tracer::now() - t0;
+                         });
+      shardroof::measure(comm_, timing, *clock, [&](int) {
+        slot = calls++ % slots;
+        beside.submit(0);
+        const double t0 = coll::Tracer::now();
+        gemm->run();
+        mem.synchronize();
+        gemm_d[slot] = coll::Tracer::now() - t0;
+        beside.wait();
+      });
+      const std::size_t filled = std::min(calls, slots);
+      std::vector<double> local(2 * filled), all(2 * filled);
+      std::copy(gemm_d.begin(), gemm_d.begin() + static_cast<std::ptrdiff_t>(filled), local.begin());
+      std::copy(comm_d.begin(), comm_d.begin() + static_cast<std::ptrdiff_t>(filled),
+                local.begin() + static_cast<std::ptrdiff_t>(filled));
+      SHARDROOF_MPI_CHECK(
+          MPI_Allreduce(local.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, comm_));
+      const auto median = [](std::vector<double> v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+      };
+      if (filled > 0)
+        rec.concurrent = ConcurrentStep{
+            median({all.begin(), all.begin() + static_cast<std::ptrdiff_t>(filled)}),
+            median({all.begin() + static_cast<std::ptrdiff_t>(filled), all.end()})};
+    }
     std::vector<int> Ks = plan_.overlap.chunks;
     if (plan_.overlap.automatic) {
       rec.overlap_choice = choose_chunks_at(B, F, shard.size, x->data(), y->data(), partial->data(), timing,
-                                            rec.t_math.median, rec.t_comm.median);
+                                            rec.t_math.median, rec.t_comm.median,
+                                            model::interference_from(rec.t_math.median, rec.t_comm.median,
+                                                                     rec.concurrent ? rec.concurrent->gemm_s : 0,
+                                                                     rec.concurrent ? rec.concurrent->comm_s : 0));
       Ks.clear();
       if (rec.overlap_choice->chosen > 1) Ks.push_back(rec.overlap_choice->chosen);
     }
@@ -315,7 +365,8 @@ void SweepRunner::summarize_stamps(const std::vector<std::vector<model::ChunkSpa
 
 OverlapChoiceRecord SweepRunner::choose_chunks_at(std::size_t B, std::size_t F, std::size_t shard, const void* x,
                                                   const void* y, void* partial, const TimingPlan& timing,
-                                                  double t_math, double t_comm) {
+                                                  double t_math, double t_comm,
+                                                  const model::Interference& interference) {
   // One chunk's GEMM (the first, the largest) timed alone at each K auto
   // weighs: chunks differ by at most a row, so it stands for all of them.
   auto clock = backend_.make_clock();
@@ -334,7 +385,7 @@ OverlapChoiceRecord SweepRunner::choose_chunks_at(std::size_t B, std::size_t F, 
                              gemm->wait_for(0);
                            }));
   }
-  return choose_overlap(model_shape(plan_, ranks_), overlap_link_, t_math, t_comm, gemm_at_K);
+  return choose_overlap(model_shape(plan_, ranks_), overlap_link_, t_math, t_comm, gemm_at_K, interference);
 }
 
 namespace {

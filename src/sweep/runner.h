@@ -96,7 +96,8 @@ class SweepRunner {
                         OverlapRun& run) const;
   // --overlap auto at one point.
   OverlapChoiceRecord choose_chunks_at(std::size_t B, std::size_t F, std::size_t shard, const void* x, const void* y,
-                                       void* partial, const TimingPlan& timing, double t_math, double t_comm);
+                                       void* partial, const TimingPlan& timing, double t_math, double t_comm,
+                                       const model::Interference& interference);
   int ranks_ = 1;
   std::optional<model::Ceilings> overlap_link_;
 };

@@ -109,6 +109,37 @@ TEST(Pipeline, GapSplitsIntoNamedParts) {
   EXPECT_DOUBLE_EQ(g.comm_slowdown, 1.5 / 1.25);
 }
 
+TEST(Pipeline, InterferenceSlowsOnlyWhatOverlaps) {
+  // Compute-bound 4 chunks: g 2, c 1. GEMMs 2..4 each overlap a whole
+  // collective (1 of their 2), collectives 1..3 run wholly beside a GEMM.
+  const Interference s{1.5, 2.0};
+  // g: 2, 2.5, 2.5, 2.5 (ends 2, 4.5, 7, 9.5); c: 2, 2, 2, 1 -> last ends 10.5.
+  EXPECT_DOUBLE_EQ(pipeline_time({2, 2, 2, 2}, {1, 1, 1, 1}, s), 10.5);
+  EXPECT_DOUBLE_EQ(pipeline_time({2, 2, 2, 2}, {1, 1, 1, 1}, Interference{}), 9);
+  PipelineInputs in;
+  in.t_math = 8;
+  in.t_comm = 4;
+  in.gemm = {2, 2, 2, 2};
+  in.comm = {1, 1, 1, 1};
+  in.elements = {1, 1, 1, 1};
+  in.interference = s;
+  const PipelinePrediction p = predict_pipeline(in);
+  EXPECT_DOUBLE_EQ(p.t_predicted, 10.5);
+  EXPECT_DOUBLE_EQ(p.interference, 1.5);
+}
+
+TEST(Pipeline, InterferenceFromTheUnchunkedStepRunTogether) {
+  // T_math 4 alone, 5 beside the collective (the shorter: 1.25); T_comm 10
+  // alone, 12 beside: its 2 extra over the GEMM's 5 -> 1.4.
+  const Interference s = interference_from(4, 10, 5, 12);
+  EXPECT_DOUBLE_EQ(s.gemm, 1.25);
+  EXPECT_DOUBLE_EQ(s.comm, 1.4);
+  const Interference none = interference_from(4, 10, 3.9, 9.5);  // faster together: noise, not a speed-up
+  EXPECT_DOUBLE_EQ(none.gemm, 1);
+  EXPECT_DOUBLE_EQ(none.comm, 1);
+  EXPECT_DOUBLE_EQ(interference_from(0, 10, 1, 1).gemm, 1);
+}
+
 TEST(Pipeline, DurationsFromSpans) {
   const StepDurations d = durations_of({{10, 12, 12.5, 13}, {12, 14.5, 14.6, 16}});
   ASSERT_EQ(d.gemm.size(), 2u);

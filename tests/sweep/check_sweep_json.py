@@ -102,6 +102,12 @@ def check_overlap_runs(p, st, n):
         measured = r["t_overlap_s"]["median"]
         if not close(m["model_error"], (m["t_model_s"] - measured) / measured, 1e-9):
             fail(f"{what}: model_error")
+        if not close(m["predicted_error"], (m["t_predicted_s"] - measured) / measured, 1e-9):
+            fail(f"{what}: predicted_error")
+        if not close(m["t_model_s"] + m["interference_s"], m["t_predicted_s"], 1e-9) or m["interference_s"] < -1e-12:
+            fail(f"{what}: t_predicted_s must be t_model_s plus a non-negative interference_s")
+        if st["backend"] == "cpu" and "concurrent_step" not in p:
+            fail(f"D={p['D']}: --overlap on the CPU but no concurrent_step")
         hideable = tm + tc - m["t_ideal_s"]
         e = r["pipeline_efficiency"]
         if (hideable > 0.01 * (tm + tc)) != (e is not None):
