@@ -161,10 +161,10 @@ def check_overlap(doc, case):
         close(pts[1]["T_overlap_s"], 1e-3, "overlap.points[900].T_overlap_s")
     else:
         equal(ov["chunks"], "auto", "overlap.chunks")
-        # No latency: every chunk is free, so T(K) = T/2 * (1 + 1/K) at D*; within 3% of
-        # the best (K = 64: 1.015625) the fewest is K = 32 (1.03125 <= 1.0461).
-        equal(ov["chunks_at_d_star"], 32, "overlap.chunks_at_d_star")
-        close(ov["efficiency_overlap"], 1 / 1.03125, "overlap.efficiency_overlap")
+        # No latency: every chunk is free, so T(K) = T/2 * (1 + 1/K) at D*; within 10% of
+        # the best (K = 64: 1.015625 -> 1.1172) the fewest is K = 16 (1.0625; K = 8: 1.125).
+        equal(ov["chunks_at_d_star"], 16, "overlap.chunks_at_d_star")
+        close(ov["efficiency_overlap"], 1 / 1.0625, "overlap.efficiency_overlap")
         equal(ov["max_chunks"], 64, "overlap.max_chunks")
 
 

@@ -128,7 +128,8 @@ def check_overlap_runs(p, st, n):
 
 def check_outlook(doc, st, n):
     o = doc["crossover"].get("overlap_outlook")
-    if n < 2:
+    # Without a link (one rank, or a ring probe whose fit found no W) there is no book model.
+    if n < 2 or not doc["ceilings"].get("W_bytes_per_s"):
         return
     if o is None:
         fail("--overlap on two or more ranks but no crossover.overlap_outlook")
