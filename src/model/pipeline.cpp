@@ -35,12 +35,15 @@ double pipeline_time(const std::vector<double>& gemm, const std::vector<double>&
 Interference interference_from(double t_math, double t_comm, double gemm_beside, double comm_beside) {
   Interference s;
   if (!(t_math > 0 && t_comm > 0 && gemm_beside > 0 && comm_beside > 0)) return s;
+  // The longer one can lose at most the whole window the shorter one ran
+  // in (the other taking its core throughout): extra time beyond that is
+  // not interference (waking the thread, the state of the machine).
   if (t_math <= t_comm) {
     s.gemm = gemm_beside / t_math;
-    s.comm = 1 + (comm_beside - t_comm) / gemm_beside;
+    s.comm = 1 + std::min(comm_beside - t_comm, gemm_beside) / gemm_beside;
   } else {
     s.comm = comm_beside / t_comm;
-    s.gemm = 1 + (gemm_beside - t_math) / comm_beside;
+    s.gemm = 1 + std::min(gemm_beside - t_math, comm_beside) / comm_beside;
   }
   s.gemm = std::max(s.gemm, 1.0);
   s.comm = std::max(s.comm, 1.0);

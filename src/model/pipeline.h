@@ -58,7 +58,8 @@ struct Interference {
 // From the two run together: the shorter one overlapped the other
 // throughout, so its slowdown is its time over its time alone; the longer
 // one was overlapped only for the shorter one's time, so its extra time is
-// spread over that: 1 + (time - alone) / shorter's time. Never below 1.
+// spread over that: 1 + (time - alone) / shorter's time, at most 2 (it
+// lost the whole window). Never below 1.
 Interference interference_from(double t_math, double t_comm, double gemm_beside, double comm_beside);
 
 // The pipeline with each GEMM slowed for the part of it that runs beside

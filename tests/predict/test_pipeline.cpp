@@ -138,6 +138,8 @@ TEST(Pipeline, InterferenceFromTheUnchunkedStepRunTogether) {
   EXPECT_DOUBLE_EQ(none.gemm, 1);
   EXPECT_DOUBLE_EQ(none.comm, 1);
   EXPECT_DOUBLE_EQ(interference_from(0, 10, 1, 1).gemm, 1);
+  // The collective 3 longer beside a GEMM of 1: it lost at most the GEMM's window (x2).
+  EXPECT_DOUBLE_EQ(interference_from(1, 10, 1, 13).comm, 2);
 }
 
 TEST(Pipeline, DurationsFromSpans) {
