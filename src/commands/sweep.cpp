@@ -468,11 +468,14 @@ class SweepCommand final : public Command {
   }
 
   // Memory per rank: the two shards, the partial sum and its result, and
-  // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
-  // than die. --D auto stays below the largest D that fits.
+  // the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
+  // partial sum and result of the interference measurement (2*B*F more);
+  // refuse what cannot fit rather than die. --D auto stays below the
+  // largest D that fits.
   void budget_memory(sweep::SweepPlan& plan, int ranks, const NodeMemory& node) const {
     const std::uint64_t es = coll::size_of(plan.type);
-    const std::uint64_t fixed = saturating_mul(saturating_mul(6 * es, plan.B), plan.F);
+    const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
+    const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);
     if (plan.search) {
       require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
       const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
