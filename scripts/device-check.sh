@@ -14,6 +14,8 @@
 #   sweep-1rank      sweep --backend cuda on 1 rank: the GEMM rate over D
 #   sweep-2ranks     sweep --backend cuda on 2 ranks sharing the GPU over MPI:
 #                    a measured crossover (over the shared GPU's MPI path)
+#   sweep-overlap    the same at two D with --overlap auto: the chunked step
+#                    on CUDA streams against the pipeline model, K chosen by it
 #   coll-nccl-1rank  coll over NCCL, 1 rank, 1 MiB to 256 MiB (time and algbw;
 #                    busbw is 0 on one rank by definition)
 #   coll-mpi-2ranks  coll over MPI with device buffers (staged or CUDA-aware)
@@ -264,6 +266,8 @@ peak=(peak --backend cuda --datatypes bfloat16,half,float --size 8192 --warmup 1
 sweep=(sweep --backend cuda --datatype bfloat16 --B 4096 --F 4096 --warmup 3 --iters 10 --force)
 sweep1=("${sweep[@]}" --transport nccl --D 256:65536:x4 --json "$J/sweep-1rank.json")
 sweep2=("${sweep[@]}" --transport mpi --D 1024:262144:x4 --json "$J/sweep-2ranks.json")
+sweep_overlap=(sweep --backend cuda --datatype bfloat16 --B 4096 --F 4096 --warmup 2 --iters 5 --force
+               --transport mpi --D 16384,65536 --overlap auto --json "$J/sweep-overlap.json")
 # Two rounds back to back: the device's time budget is short, and one
 # lent machine is no place to watch a state change over minutes.
 coll=(coll --backend cuda -d bfloat16 -b 1M -e 256M -f 4 --rounds 2 --min-span-s 0 --force)
@@ -350,6 +354,7 @@ SH
     emit predict "$SR" "${predict[@]}" --flops 7.9e14 --memory-bw 4.3e12 --reduce-rate 1e12
     emit sweep-1rank "$SR" "${sweep1[@]}"
     emit sweep-2ranks "${np2[@]}" "$SR" "${sweep2[@]}"
+    emit sweep-overlap "${np2[@]}" "$SR" "${sweep_overlap[@]}"
     emit coll-nccl-1rank "$SR" "${coll_nccl1[@]}"
     emit coll-mpi-2ranks "${np2[@]}" "$SR" "${coll_mpi2[@]}"
     emit gpu-tests-2ranks "${np2[@]}" "${gpu_tests_2ranks[@]}"
@@ -378,6 +383,7 @@ else
 fi
 step sweep-1rank 60 "${np1[@]}" "$SR" "${sweep1[@]}"
 step sweep-2ranks 90 "${np2[@]}" "$SR" "${sweep2[@]}"
+step sweep-overlap 40 "${np2[@]}" "$SR" "${sweep_overlap[@]}"
 step coll-nccl-1rank 40 "${np1[@]}" "$SR" "${coll_nccl1[@]}"
 step coll-mpi-2ranks 60 "${np2[@]}" "$SR" "${coll_mpi2[@]}"
 step gpu-tests-1rank 90 "${np1[@]}" "${gpu_tests_1rank[@]}"

@@ -209,6 +209,8 @@ def summary(results):
         ("predict", lambda: predict_section(out, results)),
         ("sweep-1rank", lambda: sweep_section(out, results, "sweep-1rank", "sweep, 1 rank over NCCL")),
         ("sweep-2ranks", lambda: sweep_section(out, results, "sweep-2ranks", "sweep, 2 ranks sharing the GPU over MPI")),
+        ("sweep-overlap",
+         lambda: sweep_section(out, results, "sweep-overlap", "sweep --overlap auto, 2 ranks sharing the GPU over MPI")),
         ("coll-nccl-1rank", lambda: coll_section(out, results, "coll-nccl-1rank", "coll all_reduce over NCCL, 1 rank")),
         ("coll-mpi-2ranks",
          lambda: coll_section(out, results, "coll-mpi-2ranks", "coll all_reduce over MPI, 2 ranks sharing the GPU")),

@@ -54,10 +54,13 @@ def main():
     series = [("t_math_s", "T_math (local GEMM)", "tab:blue", "o"),
               ("t_comm_s", "T_comm (" + st["collective"] + ", " + st["impl"] + ")", "tab:red", "s"),
               ("t_step_s", "T_step (GEMM then collective)", "tab:green", "^")]
+    # --overlap: K, a list of K (T_overlap is the first's) or "auto" (a point may have no chunked step).
     chunks = st.get("overlap", 1)
-    overlapped = chunks > 1 and all(p.get("t_overlap_s") for p in pts)
+    if isinstance(chunks, list):
+        chunks = chunks[0]
+    overlapped = (chunks == "auto" or chunks > 1) and all(p.get("t_overlap_s") for p in pts)
     if overlapped:
-        series.append(("t_overlap_s", f"T_overlap ({chunks} chunks)", "tab:olive", "D"))
+        series.append(("t_overlap_s", f"T_overlap ({'auto' if chunks == 'auto' else chunks} chunks)", "tab:olive", "D"))
     for key, label, color, marker in series:
         med = [stat(p, key)[0] * 1e3 for p in pts]
         lo = [(stat(p, key)[0] - stat(p, key)[1]) * 1e3 for p in pts]

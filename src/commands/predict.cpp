@@ -54,6 +54,7 @@ struct PredictFlags {
   std::string link_intra;
   std::string link_inter;
   int ranks_per_inter_link = 1;
+  std::string overlap;  // --overlap K | auto (empty: not asked)
 };
 
 // The two-level model's inputs (--nodes/--ranks-per-node with the preset's
@@ -77,6 +78,7 @@ struct PredictPlan {
   model::Prediction prediction;        // checked: every number finite, D* within 2^53
   double overhead_s = 0;               // o: the per-call overhead of the GEMM
   std::optional<TwoLevelPlan> two_level;
+  std::optional<model::ChunkChoice> overlap;  // predict --overlap
 };
 
 // The report's record: the prediction with its regimes.
@@ -95,6 +97,11 @@ PredictView view_of(const PredictPlan& plan, const std::string& hw_arg) {
   for (const auto& pt : plan.prediction.points) {
     const model::Roofs roofs = model::roofs_at(plan.shape, plan.ceilings, v.floor, pt.D);
     v.regimes.push_back(model::classify(roofs, roofs.max_s(), pt.t_comm, pt.t_comm));
+  }
+  if (plan.overlap) {
+    std::vector<double> Ds;
+    for (const auto& pt : plan.prediction.points) Ds.push_back(pt.D);
+    v.overlap = predict_overlap(plan.shape, plan.ceilings, *plan.overlap, Ds);
   }
   return v;
 }
@@ -140,6 +147,10 @@ class PredictCommand final : public Command {
                    "The preset's link inside a node (two-level model; default: the preset's default link)");
     app.add_option("--link-inter", f_.link_inter,
                    "The preset's link between nodes (two-level model; default: the preset's slowest other link)");
+    app.add_option("--overlap", f_.overlap,
+                   "K | auto: also the step in K chunks of rows, each chunk's collective beside the next chunk's "
+                   "GEMM (the pipeline model), K chosen by it with auto: T_overlap, the step's efficiency at D* "
+                   "and the D for 90% of peak, with and without overlap");
     app.add_option("--ranks-per-inter-link", f_.ranks_per_inter_link,
                    "R: ranks of a node that share one link out of it (1: a NIC per rank; K: one per node)")
         ->capture_default_str();
@@ -298,6 +309,26 @@ class PredictCommand final : public Command {
     if (plan.hw)
       for (const auto& flag : given)
         if (flag != "--reduce-rate") plan.overridden.push_back(flag);
+    if (!f_.overlap.empty()) {
+      model::ChunkChoice choice;
+      // Chunks are rows of Z (AllReduce) or pieces of every rank's block
+      // (ReduceScatter), as in sweep --overlap.
+      const double most = plan.shape.collective == model::Collective::AllReduce
+                              ? plan.shape.B
+                              : std::floor(plan.shape.B * plan.shape.F / ranks);
+      choice.max_chunks = static_cast<std::uint64_t>(std::clamp(most, 1.0, double{model::kAutoMaxChunks}));
+      if (f_.overlap == "auto") {
+        choice.automatic = true;
+      } else {
+        const double k = parse_number(f_.overlap, "--overlap");
+        if (!(k >= 1 && k == std::floor(k) && k <= most && k <= 2147483647.0))
+          throw_usage("--overlap: a whole number of chunks from 1 to {:.0f} (rows of Z for all_reduce, the "
+                      "smallest rank's block for reduce_scatter), or auto; got '{}'",
+                      std::min(most, 2147483647.0), f_.overlap);
+        choice.chunks = static_cast<int>(k);
+      }
+      plan.overlap = choice;
+    }
     plan.overhead_s = parse_number(f_.overhead, "--overhead");
     if (!(plan.overhead_s >= 0)) throw_usage("--overhead: must be 0 or more seconds, got '{}'", f_.overhead);
     // Absurd numbers end here, with a usage error, before anything is printed.

@@ -30,6 +30,7 @@
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
 #include "sweep/overlap.h"
+#include "sweep/overlap_model.h"
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/search.h"
@@ -158,7 +159,8 @@ class SweepCommand final : public Command {
     add_segment_bytes_flag(app, f_.segment_bytes);
     app.add_option("--overlap", f_.overlap,
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
-                   "chunk's GEMM (T_overlap and the overlap efficiency); 1: not")
+                   "chunk's GEMM (T_overlap, the pipeline model's prediction and the parts of its gap); a list "
+                   "2,4,8 times each K; auto: the model picks K at each point; 1: not")
         ->capture_default_str();
     add_json_flag(app, f_.output);
     app.add_option("--link-from", f_.link_from,
@@ -189,7 +191,7 @@ class SweepCommand final : public Command {
         if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
             !why.empty())
           throw_usage("--impl hier: {}", why);
-      if (plan.overlap > 1) sweep::require_thread_support(ctx.mpi.thread_level());
+      if (plan.overlap.enabled()) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
     });
@@ -261,6 +263,8 @@ class SweepCommand final : public Command {
     // Every rank holds the same samples and stamps, so every rank's analysis agrees.
     const sweep::AnalysisOptions analysis_options;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
+    // --overlap auto weighs each K with the book's link (W, alpha, g).
+    runner.set_overlap_link(analysis.book);
     // --model-hw needs only the ceilings: the same shapes on the preset and
     // the hybrid, at the D list (with --D auto: around the calibrated D_peak).
     std::optional<model::PresetComparison> model_hw_cmp;
@@ -398,7 +402,7 @@ class SweepCommand final : public Command {
     }
     // Every rank gets here, interrupted or not: the traced points are kept.
     out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
-                         (plan.overlap > 1 ? ", T_step and T_overlap" : " and T_step") +
+                         (plan.overlap.enabled() ? ", T_step and T_overlap" : " and T_step") +
                          " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
                          "at S, the ring probe) are not traced",
                      plan.backend == Backend::Cuda);
@@ -456,11 +460,7 @@ class SweepCommand final : public Command {
     plan.check = check_enabled(f_.check);
     plan.seed = f_.seed;
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
-    const double overlap = parse_number(f_.overlap, "--overlap");
-    if (!(overlap >= 1 && overlap <= INT_MAX && overlap == std::floor(overlap)))
-      throw_usage("--overlap: must be a whole number of chunks, at least 1 (1: no overlap), got '{}'", f_.overlap);
-    sweep::validate_chunks(plan.B, plan.F, ranks, plan.kind, static_cast<long long>(overlap));
-    plan.overlap = static_cast<int>(overlap);
+    plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
     // On a GPU the operands live in device memory: checked once the
     // backend can say how much is free (run()).
     if (plan.backend == Backend::Cpu) budget_memory(plan, ranks, node);
@@ -468,11 +468,14 @@ class SweepCommand final : public Command {
   }
 
   // Memory per rank: the two shards, the partial sum and its result, and
-  // the buffers of T_comm at S (2 x 2*B*F); refuse what cannot fit rather
-  // than die. --D auto stays below the largest D that fits.
+  // the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
+  // partial sum and result of the interference measurement (2*B*F more);
+  // refuse what cannot fit rather than die. --D auto stays below the
+  // largest D that fits.
   void budget_memory(sweep::SweepPlan& plan, int ranks, const NodeMemory& node) const {
     const std::uint64_t es = coll::size_of(plan.type);
-    const std::uint64_t fixed = saturating_mul(saturating_mul(6 * es, plan.B), plan.F);
+    const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
+    const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);
     if (plan.search) {
       require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
       const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);

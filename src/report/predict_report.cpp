@@ -102,22 +102,50 @@ void print_predict_report(std::ostream& out, const PredictView& plan) {
     }
     line("T_comm", fmt::format("{}  (the same for every D)", seconds_text(p.t_comm)));
     line("D for 90% of peak without overlap", fmt::format("{:.0f}  (9*D*)", 9 * p.d_star));
+    if (const auto& ov = plan.overlap) {
+      const model::OverlapOutlook& o = ov->outlook;
+      const std::string how = ov->choice.automatic ? "auto" : fmt::format("K = {}", ov->choice.chunks);
+      const auto D = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f}", *v) : std::string("never"); };
+      line(fmt::format("overlap ({})", how),
+           fmt::format("{} chunks at D*; T_overlap {} against {} without overlap", o.chunks_at_d_star,
+                       seconds_text(ov->t_overlap_at_d_star_s), seconds_text(ov->t_no_overlap_at_d_star_s)));
+      line("step efficiency at D*", fmt::format("{:.0f}% of C without overlap, {:.0f}% with", 100 * o.efficiency_no_overlap,
+                                                100 * o.efficiency_overlap));
+      line("D for 90% of peak, each way",
+           fmt::format("{} without overlap ({:.1f} x D*), {} with it ({} chunks there)", D(o.D_target_no_overlap),
+                       o.D_target_no_overlap && o.d_star > 0 ? *o.D_target_no_overlap / o.d_star : 0.0,
+                       D(o.D_target_overlap), o.chunks_at_D_target));
+    }
     out << "#\n";
-    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>13} {:>11} {:>9} {:>9}\n", "D", "D/N", "T_math(us)",
+    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>13} {:>11} {:>9} {:>9}", "D", "D/N", "T_math(us)",
                        "T_comm(us)", "bound", "I(FLOP/B)", "peak%max", "peak%sum");
+    if (plan.overlap) out << fmt::format(" {:>4} {:>12} {:>9}", "K", "T_ovlp(us)", "peak%ovlp");
+    out << "\n";
     for (std::size_t i = 0; i < p.points.size(); ++i) {
       const auto& pt = p.points[i];
       const auto& r = plan.regimes.at(i);
-      out << fmt::format("  {:>10.0f} {:>9.0f} {:>12.3f} {:>12.3f} {:>13} {:>11.1f} {:>9.1f} {:>9.1f}\n", pt.D,
+      out << fmt::format("  {:>10.0f} {:>9.0f} {:>12.3f} {:>12.3f} {:>13} {:>11.1f} {:>9.1f} {:>9.1f}", pt.D,
                          model::slowest_shard(pt.D, s.ranks), r.roofs.max_s() * 1e6, pt.t_comm * 1e6,
                          model::to_string(r.bound), model::intensity(s, pt.D), 100 * pt.frac_peak_overlap,
                          100 * pt.frac_peak_no_overlap);
+      if (const auto& ov = plan.overlap) {
+        const double useful = model::t_math_compute_only(s, c, pt.D);
+        out << fmt::format(" {:>4} {:>12.3f} {:>9.1f}", ov->chunks.at(i), ov->t_overlap_s.at(i) * 1e6,
+                           ov->t_overlap_s.at(i) > 0 ? 100 * useful / ov->t_overlap_s.at(i) : 0.0);
+      }
+      out << "\n";
     }
     out << "# T_math = the largest of the GEMM's roofs: compute 2*B*(D/N)*F/C, memory s*(B*D/N + D/N*F + B*F)/M and\n"
            "# the floor; bound: communication where T_comm > T_math, else the binding roof.\n";
     out << "# D/N is the slowest rank's shard, ceil(D/N). peak%max: perfect overlap of compute and\n"
            "# communication (T_step = max); peak%sum: none (T_step = T_math + T_comm). I = FLOPs per\n"
            "# byte sent per rank; the step is compute-bound iff I > C/W.\n";
+    if (plan.overlap)
+      out << "# K, T_ovlp, peak%ovlp: the step in K chunks of rows, chunk k's collective beside chunk k+1's GEMM:\n"
+             "# T = g + (K-1)*max(g, c) + c, g the GEMM of B/K rows (both roofs), c the ring formula on B*F/K\n"
+             "# elements with its latency paid again; auto: the fewest chunks within " +
+                 fmt::format("{:g}", 100 * model::kAutoMargin) +
+                 "% of the best K\n# (powers of two up to 64). No interference and no hand-over: a bound.\n";
   }
 
 
@@ -193,8 +221,45 @@ nlohmann::json predict_json(const PredictView& plan) {
                                {"frac_peak_overlap", pt.frac_peak_overlap},
                                {"frac_peak_no_overlap", pt.frac_peak_no_overlap}});
     }
+    if (const auto& ov = plan.overlap) {
+      const model::OverlapOutlook& o = ov->outlook;
+      const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      nlohmann::json pts = nlohmann::json::array();
+      for (std::size_t i = 0; i < p.points.size(); ++i)
+        pts.push_back({{"D", p.points[i].D}, {"chunks", ov->chunks.at(i)}, {"T_overlap_s", ov->t_overlap_s.at(i)}});
+      doc["overlap"] = {{"chunks", ov->choice.automatic ? nlohmann::json("auto") : nlohmann::json(ov->choice.chunks)},
+                        {"auto_margin", model::kAutoMargin},
+                        {"max_chunks", ov->choice.max_chunks},
+                        {"d_star", o.d_star},
+                        {"chunks_at_d_star", o.chunks_at_d_star},
+                        {"T_overlap_at_d_star_s", ov->t_overlap_at_d_star_s},
+                        {"T_no_overlap_at_d_star_s", ov->t_no_overlap_at_d_star_s},
+                        {"efficiency_no_overlap", o.efficiency_no_overlap},
+                        {"efficiency_overlap", o.efficiency_overlap},
+                        {"target", o.target},
+                        {"D_90_no_overlap", opt(o.D_target_no_overlap)},
+                        {"D_90_overlap", opt(o.D_target_overlap)},
+                        {"chunks_at_D_90", o.chunks_at_D_target},
+                        {"points", pts}};
+    }
     return doc;
   }
+
+
+PredictView::Overlap predict_overlap(const model::Shape& shape, const model::Ceilings& c,
+                                     const model::ChunkChoice& choice, const std::vector<double>& D_values) {
+  PredictView::Overlap o;
+  o.choice = choice;
+  o.outlook = model::overlap_outlook(shape, c, choice);
+  for (const double D : D_values) {
+    const int K = model::chunks_at(shape, c, D, choice);
+    o.chunks.push_back(K);
+    o.t_overlap_s.push_back(model::modelled_step_time(shape, c, D, K));
+  }
+  o.t_overlap_at_d_star_s = model::modelled_step_time(shape, c, o.outlook.d_star, o.outlook.chunks_at_d_star);
+  o.t_no_overlap_at_d_star_s = model::modelled_step_time(shape, c, o.outlook.d_star, 1);
+  return o;
+}
 
 
 void print_preset_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets) {

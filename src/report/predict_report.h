@@ -11,6 +11,7 @@
 
 #include "model/collective_cost.h"
 #include "model/hardware.h"
+#include "model/pipeline.h"
 #include "model/regimes.h"
 #include "model/roofline.h"
 
@@ -31,7 +32,22 @@ struct PredictView {
   model::GemmFloor floor;
   model::RoofCrossover roofline;
   std::vector<model::Regime> regimes;
+  // predict --overlap K|auto: the chunked pipeline (model/pipeline.h) at
+  // D* and at each D of the table, and the step's efficiency each way.
+  struct Overlap {
+    model::ChunkChoice choice;
+    model::OverlapOutlook outlook;
+    std::vector<int> chunks;           // per point of the table
+    std::vector<double> t_overlap_s;   // per point: the pipeline's T_overlap
+    double t_overlap_at_d_star_s = 0;
+    double t_no_overlap_at_d_star_s = 0;
+  };
+  std::optional<Overlap> overlap;
 };
+
+// The overlap part of a view from the model (predict --overlap).
+PredictView::Overlap predict_overlap(const model::Shape& shape, const model::Ceilings& c,
+                                     const model::ChunkChoice& choice, const std::vector<double>& D_values);
 
 void print_predict_report(std::ostream& out, const PredictView& v);
 nlohmann::json predict_json(const PredictView& v);

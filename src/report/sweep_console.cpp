@@ -20,12 +20,25 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
   out_ << "# GEMM arithmetic: " << ctx.arithmetic << "\n";
   out_ << "# timed: T_math = " << ctx.timed_gemm << "; T_comm = the collective of the B x F partial sum; "
        << "T_step = both, one after the other\n";
-  if (plan.overlap > 1)
+  if (plan.overlap.enabled()) {
     out_ << fmt::format("# T_overlap = the step in {} chunks of rows of Z, chunk k's collective on a communication "
                         "thread{} while chunk k+1's GEMM computes; eff = (T_step - T_overlap) / (T_step - "
                         "max(T_math, T_comm)), undef where that denominator is below {:g}% of T_step\n",
-                        plan.overlap, plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
+                        plan.overlap.automatic ? "K (auto: the fewest within " +
+                                                     fmt::format("{:g}", 100 * model::kAutoMargin) +
+                                                     "% of the best the pipeline model predicts)"
+                                               : plan.overlap.text(),
+                        plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
                         100 * sweep::kMinHideableFraction);
+    out_ << "# under each row, per K: T_overlap measured; predicted = the pipeline model (each chunk's GEMM timed "
+            "alone at its own shape, its collective from the link model W, alpha, g, latency paid per chunk) with "
+            "the interference measured on the unchunked step run together (CPU; the pure pipeline beside it); its "
+            "ideal (the "
+            "unchunked step cut evenly, max + min/K); pipe = (T_step - T_overlap) / (T_step - ideal); the "
+            "model's parts (thinner GEMMs, per-chunk latency, link model vs T_comm) and the measured gap's "
+            "(chunk collectives alone vs the link model, GEMMs slowed beside a collective, collectives slowed "
+            "beside a GEMM, hand-over, rest), in ms\n";
+  }
   out_ << "# " << kAggregationNote << "\n";
   if (!plan.search && ctx.ranks < 2 && ctx.auto_D)
     out_ << fmt::format("# D = auto on one rank: no communication, so no crossover to search; the GEMM alone at D "
@@ -95,7 +108,7 @@ void SweepConsoleReporter::table_header(const sweep::SweepPlan& plan) {
   out_ << "# " << kStragglerNote << "\n";
   out_ << fmt::format("{:>8} {:>7} {:>5} {:>11} {:>11} {:>11}", "D", "D/N", "iters", "T_math(ms)", "T_comm(ms)",
                       "T_step(ms)");
-  if (plan.overlap > 1) out_ << fmt::format(" {:>11} {:>6}", "T_ovlp(ms)", "eff");
+  if (plan.overlap.enabled()) out_ << fmt::format(" {:>11} {:>6}", "T_ovlp(ms)", "eff");
   out_ << fmt::format(" {:>9} {:>6} {:>10} {:>13} {:>5} {:>6}\n", "GFLOP/s", "%peak", "intensity", "bound", "%roof",
                       "check");
 }
@@ -106,8 +119,16 @@ void SweepConsoleReporter::row(const sweep::PointRecord& p, const sweep::PointDe
   if (p.t_overlap)
     out_ << fmt::format(" {:>11.4f} {:>6}", p.t_overlap->median * 1e3, sweep_text::efficiency(d.overlap));
   out_ << fmt::format(" {:>9.2f} {:>6.1f} {:>10.1f} {:>13} {:>5.0f} {:>6}\n", p.flops_per_s / 1e9, 100 * d.frac_peak,
-                      d.intensity, sweep_text::bound(d), 100 * d.regime.roof_fraction, sweep_text::combined_check(p))
-       << std::flush;
+                      d.intensity, sweep_text::bound(d), 100 * d.regime.roof_fraction, sweep_text::combined_check(p));
+  if (p.overlap_choice) {
+    std::string weighed;
+    for (const auto& c : p.overlap_choice->candidates)
+      weighed += fmt::format("{}K={} {:.4f}", weighed.empty() ? "" : ", ", c.chunks, c.t_predicted * 1e3);
+    out_ << fmt::format("#   auto: K = {} (predicted ms: {})\n", p.overlap_choice->chosen, weighed);
+  }
+  for (std::size_t i = 0; i < p.overlap_runs.size() && i < d.overlap_runs.size(); ++i)
+    out_ << "#   " << sweep_text::overlap_run(p.overlap_runs[i], d.overlap_runs[i]) << "\n";
+  out_ << std::flush;
 }
 
 void SweepConsoleReporter::straggler(const sweep::PointRecord& p, const sweep::PointDerived& d,
@@ -357,16 +378,22 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
     s += fmt::format("\nsearch: {} measurements ({} rounds) at {} values of D in {:.1f} s; stopped: {}.",
                      search.search->log().size(), rounds, distinct, search.elapsed_s, search.stop.why);
   }
-  if (plan.overlap > 1 && !points.empty()) {
+  if (plan.overlap.enabled() && !points.empty()) {
+    const std::string chunks = plan.overlap.automatic ? "auto's chunks" : plan.overlap.text() + " chunks";
     if (const auto& spread = a.overlap_spread) {
-      s += fmt::format("\noverlap in {} chunks hid a median {:.0f}% of the hideable time (T_step - max(T_math, "
+      s += fmt::format("\noverlap in {} hid a median {:.0f}% of the hideable time (T_step - max(T_math, "
                        "T_comm)) over the {} point{} where it is defined (min {:.0f}%, max {:.0f}%).",
-                       plan.overlap, 100 * spread->median, spread->points, spread->points == 1 ? "" : "s",
+                       chunks, 100 * spread->median, spread->points, spread->points == 1 ? "" : "s",
                        100 * spread->min, 100 * spread->max);
     } else {
-      s += fmt::format("\noverlap in {} chunks: the efficiency is undefined at every point (T_step - max(T_math, "
-                       "T_comm) below {:g}% of T_step).",
-                       plan.overlap, 100 * sweep::kMinHideableFraction);
+      s += fmt::format("\noverlap in {}: the efficiency is undefined at every point (T_step - max(T_math, "
+                       "T_comm) below {:g}% of T_step, or no point was chunked).",
+                       chunks, 100 * sweep::kMinHideableFraction);
+    }
+    s += sweep_text::overlap_model_summary(points, a);
+    if (const auto& o = a.overlap_outlook) {
+      s += '\n';
+      s += sweep_text::outlook(*o);
     }
   }
   return s;
@@ -379,7 +406,7 @@ void SweepConsoleReporter::summary(const std::vector<sweep::PointRecord>& points
   long long wrong = 0;
   for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
   if (plan.check)
-    out_ << (wrong == 0 ? (plan.overlap > 1 ? "# every point's distributed Z checked, after the step and after the "
+    out_ << (wrong == 0 ? (plan.overlap.enabled() ? "# every point's distributed Z checked, after the step and after the "
                                               "overlapped step: ok\n"
                                             : "# every point's distributed Z checked: ok\n")
                         : fmt::format("# WRONG RESULTS: {} elements/rows outside tolerance\n", wrong));

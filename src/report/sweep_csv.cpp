@@ -7,12 +7,18 @@ namespace shardroof {
 
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::SweepPlan& plan) {
-  const bool overlap = plan.overlap > 1;
+  const bool overlap = plan.overlap.enabled();
   std::string out =
       "D,shard,iterations,t_math_median_s,t_math_min_s,t_math_max_s,t_comm_median_s,t_comm_min_s,t_comm_max_s,"
       "t_step_median_s,t_step_min_s,t_step_max_s,flops_per_s,frac_peak,step_flops_per_s,intensity,bound,check,"
       "roof_fraction,t_compute_roof_s,t_memory_roof_s,t_floor_s";
-  if (overlap) out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check";
+  // With --overlap the columns after overlap_check describe the first K
+  // timed (auto's choice); the JSON holds every K.
+  if (overlap)
+    out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check,overlap_chunks,"
+           "t_overlap_predicted_s,overlap_predicted_error,t_overlap_model_s,t_overlap_ideal_s,overlap_model_error,pipeline_efficiency,thinner_gemms_s,"
+           "chunk_latency_s,link_model_s,collectives_alone_s,gemm_interference_s,comm_interference_s,hand_over_s,"
+           "other_s";
   out += "\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const sweep::PointRecord& p = points[i];
@@ -29,6 +35,27 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
       const auto& e = d.overlap;
       out += fmt::format(",{:.9g},{:.9g},{:.9g},{},{}", p.t_overlap->median, p.t_overlap->min, p.t_overlap->max,
                          e.value ? fmt::format("{:.6g}", *e.value) : std::string(), sweep_text::check(p.overlap_check));
+    } else if (overlap) {
+      out += ",,,,,";  // auto chose no chunks here
+    }
+    if (overlap) {
+      const int chunks = p.overlap_choice ? p.overlap_choice->chosen
+                         : p.overlap_runs.empty() ? 1
+                                                  : p.overlap_runs.front().chunks;
+      out += fmt::format(",{}", chunks);
+      if (!d.overlap_runs.empty()) {
+        const sweep::OverlapRunAnalysis& r = d.overlap_runs.front();
+        const auto opt = [](bool has, double v) { return has ? fmt::format("{:.9g}", v) : std::string(); };
+        out += fmt::format(",{:.9g},{:.6g},{:.9g},{:.9g},{:.6g},{},{:.9g},{:.9g},{:.9g},{},{},{},{},{}",
+                           r.model.t_predicted, r.predicted_error, r.model.t_model,
+                           r.model.t_ideal, r.model_error, r.efficiency ? fmt::format("{:.6g}", *r.efficiency) : "",
+                           r.model.thinner_gemms, r.model.chunk_latency, r.model.link_model,
+                           opt(r.stamped, r.gap.collectives_alone), opt(r.stamped, r.gap.gemm_interference),
+                           opt(r.stamped, r.gap.comm_interference), opt(r.stamped, r.gap.hand_over),
+                           opt(r.stamped, r.gap.other));
+      } else {
+        out += ",,,,,,,,,,,,,,";
+      }
     }
     out += "\n";
   }

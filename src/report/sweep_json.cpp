@@ -76,7 +76,12 @@ nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepCont
           {"check", plan.check},
           {"seed", plan.seed},
           {"segment_bytes", plan.ring.segment_bytes},
-          {"overlap", plan.overlap},
+          // One K as a number (1: none), a list, or "auto".
+          {"overlap", plan.overlap.automatic        ? nlohmann::json("auto")
+                      : plan.overlap.chunks.size() == 1 ? nlohmann::json(plan.overlap.chunks.front())
+                      : plan.overlap.chunks.empty()     ? nlohmann::json(1)
+                                                        : nlohmann::json(plan.overlap.chunks)},
+          {"overlap_auto_margin", model::kAutoMargin},
           {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
 }
 
@@ -143,6 +148,54 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
   };
 }
 
+namespace {
+
+nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::PointDerived& d) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::size_t i = 0; i < p.overlap_runs.size(); ++i) {
+    const sweep::OverlapRun& r = p.overlap_runs[i];
+    nlohmann::json run = {{"chunks", r.chunks},
+                          {"t_overlap_s", time_stats_json(r.t_overlap)},
+                          {"check", check_json(r.check)},
+                          {"elements", r.elements},
+                          {"gemm_alone_s", r.gemm_alone_s},
+                          {"comm_alone_s", r.comm_alone_s},
+                          {"gemm_in_step_s", r.gemm_in_step_s},
+                          {"comm_in_step_s", r.comm_in_step_s},
+                          {"stamped_step_s", r.stamped_step_s}};
+    if (i < d.overlap_runs.size()) {
+      const sweep::OverlapRunAnalysis& a = d.overlap_runs[i];
+      run["model"] = {{"t_predicted_s", a.model.t_predicted},
+                      {"predicted_error", a.predicted_error},
+                      {"interference_s", a.model.interference},
+                      {"interference", {{"gemm_slowdown", a.interference.gemm}, {"comm_slowdown", a.interference.comm}}},
+                      {"t_model_s", a.model.t_model},
+                      {"t_ideal_s", a.model.t_ideal},
+                      {"t_perfect_s", a.model.t_perfect},
+                      {"t_no_overlap_s", a.model.t_no_overlap},
+                      {"model_error", a.model_error},
+                      {"parts_s",
+                       {{"thinner_gemms", a.model.thinner_gemms},
+                        {"chunk_latency", a.model.chunk_latency},
+                        {"link_model", a.model.link_model}}}};
+      run["pipeline_efficiency"] = optional_json(a.efficiency);
+      run["gap"] = a.stamped ? nlohmann::json{{"parts_s",
+                                               {{"collectives_alone", a.gap.collectives_alone},
+                                                {"gemm_interference", a.gap.gemm_interference},
+                                                {"comm_interference", a.gap.comm_interference},
+                                                {"hand_over", a.gap.hand_over},
+                                                {"other", a.gap.other}}},
+                                              {"gemm_slowdown", a.gap.gemm_slowdown},
+                                              {"comm_slowdown", a.gap.comm_slowdown}}
+                             : nlohmann::json(nullptr);
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace
+
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d) {
   nlohmann::json j = {{"D", p.D},
                       {"shard", p.shard_max},
@@ -171,6 +224,17 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived
     if (!e.value) j["overlap_efficiency_undefined"] = e.undefined;
     j["overlap_check"] = check_json(p.overlap_check);
   }
+  if (!p.overlap_runs.empty() || p.overlap_choice) j["overlap_runs"] = overlap_runs_json(p, d);
+  if (p.concurrent) j["concurrent_step"] = {{"gemm_s", p.concurrent->gemm_s}, {"comm_s", p.concurrent->comm_s}};
+  if (p.overlap_choice) {
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& c : p.overlap_choice->candidates)
+      candidates.push_back({{"chunks", c.chunks}, {"gemm_s", c.gemm_s}, {"t_predicted_s", c.t_predicted}});
+    j["overlap_choice"] = {{"chosen", p.overlap_choice->chosen},
+                           {"margin", model::kAutoMargin},
+                           {"candidates", candidates},
+                           {"rule", "the fewest chunks whose predicted T_overlap is within margin of the best"}};
+  }
   return j;
 }
 
@@ -192,6 +256,22 @@ nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<
   }
   return {{"ranks", std::move(ranks)}, {"straggler", std::move(straggler)}};
 }
+
+namespace {
+nlohmann::json overlap_outlook_json(const std::optional<model::OverlapOutlook>& o) {
+  if (!o) return nullptr;
+  return {{"d_star", o->d_star},
+          {"target", o->target},
+          {"efficiency_no_overlap", o->efficiency_no_overlap},
+          {"efficiency_overlap", o->efficiency_overlap},
+          {"chunks_at_d_star", o->chunks_at_d_star},
+          {"D_target_no_overlap", optional_json(o->D_target_no_overlap)},
+          {"D_target_overlap", optional_json(o->D_target_overlap)},
+          {"chunks_at_D_target", o->chunks_at_D_target},
+          {"source", "the book's ceilings (C_peak, M, W, alpha, g): each chunk's GEMM from the roofs at B/K rows, "
+                     "its collective from the link"}};
+}
+}  // namespace
 
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search) {
   const auto predicted = [](const std::optional<sweep::PredictedCrossover>& p, auto field) {
@@ -243,6 +323,7 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
       {"conditioning", conditioning},
       {"no_crossover", no_crossover},
       {"D_empirical_ci_samples", interval_json(a.sample_interval)},
+      {"overlap_outlook", overlap_outlook_json(a.overlap_outlook)},
       {"D_predicted_is", "a consistency check (the collective's own T_comm at S from the points around D*), not a "
                          "prediction"},
       {"D_book_is", "the prediction: ceilings measured apart from the collective, in the same rounds"},

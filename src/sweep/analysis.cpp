@@ -132,6 +132,15 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   for (const auto& p : points)
     a.points.push_back(derive_point(plan, a.shape, a.book, p, a.floor, ranks >= 2 ? a.t_comm_book_s : 0));
   a.overlap_spread = overlap_efficiency_spread(points);
+  if (plan.overlap.enabled()) {
+    const std::optional<model::Ceilings> link =
+        ranks >= 2 ? std::optional<model::Ceilings>(a.book) : std::nullopt;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      a.points[i].overlap_runs = analyze_overlap_runs(a.shape, link, points[i]);
+    if (ranks >= 2 && a.book.flops_per_s > 0 && a.book.link_bytes_per_s > 0)
+      a.overlap_outlook =
+          model::overlap_outlook(a.shape, a.book, chunk_choice(plan.overlap, plan.B, plan.F, ranks, plan.kind));
+  }
   std::vector<double> D, tm, tc, C;
   std::vector<const PointRecord*> used;
   for (const auto& p : points) {

@@ -40,6 +40,7 @@
 #include "model/roofline.h"
 #include "stability/stability.h"
 #include "sweep/fit.h"
+#include "sweep/overlap_model.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
 #include "timing/stragglers.h"
@@ -94,6 +95,8 @@ struct PointDerived {
   double intensity = 0;         // FLOP per byte communicated (0 on one rank)
   bool compute_bound = false;   // T_math >= T_comm (medians)
   OverlapEfficiency overlap;    // with --overlap
+  // Each chunked step (PointRecord::overlap_runs, in order) against the pipeline model.
+  std::vector<OverlapRunAnalysis> overlap_runs;
   // Each rank's summary per measurement (t_math, t_comm, t_step and with
   // --overlap t_overlap; timing/stragglers.h), and the rank named in the
   // measurement where it stands out most, if any does.
@@ -193,6 +196,10 @@ struct SweepAnalysis {
   std::vector<PointDerived> points;
   // Over the points' defined overlap efficiencies (none without one).
   std::optional<EfficiencySpread> overlap_spread;
+  // With --overlap on two or more ranks: the step's efficiency at the book's
+  // D* with and without the chunked pipeline, and the D where it reaches
+  // 90% of C_peak each way (the book's ceilings; auto's K or the first K).
+  std::optional<model::OverlapOutlook> overlap_outlook;
   // C_peak / W_eff: compute-bound iff the intensity exceeds it; (N-1)*s
   // times it (AllReduce; half for ReduceScatter) is D_peak.
   double critical_intensity() const;

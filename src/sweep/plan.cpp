@@ -4,6 +4,17 @@
 
 namespace shardroof::sweep {
 
+std::string OverlapPlan::text() const {
+  if (automatic) return "auto";
+  if (chunks.empty()) return "1";
+  std::string out;
+  for (const int k : chunks) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(k);
+  }
+  return out;
+}
+
 Shard shard_of(std::size_t D, int ranks, int rank) {
   const coll::BlockPartition part(D, ranks);
   return {part.offset(rank), part.size(rank)};

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "collectives/collective.h"
@@ -16,6 +17,15 @@
 #include "timing/stats.h"
 
 namespace shardroof::sweep {
+
+// sweep --overlap K | K1,K2,... | auto.
+struct OverlapPlan {
+  std::vector<int> chunks;  // each K > 1 timed at every point, in order
+  bool automatic = false;   // auto: the pipeline model picks K at each point (sweep/overlap_model.h)
+  bool enabled() const { return automatic || !chunks.empty(); }
+  // "4", "2,4,8", "auto" or "1" (none): what the output calls it.
+  std::string text() const;
+};
 
 struct SweepPlan {
   std::size_t B = 1024;
@@ -38,9 +48,9 @@ struct SweepPlan {
   bool check = true;
   std::uint64_t seed = 20240601;
   coll::CollectiveOptions ring;
-  // sweep --overlap K: K > 1 also times the step in K chunks, each chunk's
-  // collective overlapping the next chunk's GEMM (sweep/overlap.h); 1: not.
-  int overlap = 1;
+  // sweep --overlap: also time the step in chunks, each chunk's collective
+  // overlapping the next chunk's GEMM (sweep/overlap.h).
+  OverlapPlan overlap;
 };
 
 // The contiguous slice [offset, offset + size) of D that a rank holds

@@ -30,6 +30,23 @@ void merge_point(PointRecord& into, const PointRecord& more) {
   };
   combine(into.check, more.check);
   combine(into.overlap_check, more.overlap_check);
+  // The same K measured again joins its steps; its per-chunk times are the
+  // later measurement's (they describe the machine as it is now).
+  for (const OverlapRun& run : more.overlap_runs) {
+    auto it = std::find_if(into.overlap_runs.begin(), into.overlap_runs.end(),
+                           [&](const OverlapRun& r) { return r.chunks == run.chunks; });
+    if (it == into.overlap_runs.end()) {
+      into.overlap_runs.push_back(run);
+      continue;
+    }
+    OverlapRun joined_run = run;
+    joined_run.t_overlap = joined(it->t_overlap, run.t_overlap);
+    joined_run.check = it->check;
+    combine(joined_run.check, run.check);
+    *it = std::move(joined_run);
+  }
+  if (more.overlap_choice) into.overlap_choice = more.overlap_choice;
+  if (more.concurrent) into.concurrent = more.concurrent;
 }
 
 double rate_of(const GemmRate& g) {

@@ -26,6 +26,46 @@ struct PointCheck {
   bool passed() const { return !checked || wrong == 0; }
 };
 
+// One chunked step at one K (sweep --overlap): the step, its check, and
+// what the pipeline model (model/pipeline.h) and the split of its gap need.
+// Per-chunk times are the medians of the per-iteration maxima over ranks
+// (each chunk timed alone, at its own shape: measured, not scaled), or,
+// from the stamps of the overlapped step, each rank's median over the timed
+// iterations, the largest over ranks.
+struct OverlapRun {
+  int chunks = 0;
+  TimeStats t_overlap;
+  PointCheck check;
+  std::vector<double> elements;        // each chunk's collective, in elements over all ranks
+  std::vector<double> gemm_alone_s;    // each chunk's GEMM timed alone
+  std::vector<double> comm_alone_s;    // each chunk's collective timed alone
+  std::vector<double> gemm_in_step_s;  // each chunk's GEMM inside the overlapped step
+  std::vector<double> comm_in_step_s;  // each chunk's collective inside it (after its GEMM was ready)
+  double stamped_step_s = 0;           // first GEMM's start to last collective's end
+};
+
+// The unchunked step's GEMM and collective started together (the collective
+// on a second buffer, on the communication thread), for the interference
+// the pipeline model applies (model::interference_from): each one's
+// duration, the median over iterations of the largest over ranks.
+struct ConcurrentStep {
+  double gemm_s = 0;
+  double comm_s = 0;
+};
+
+// sweep --overlap auto: the model's T_overlap for each K it weighed (the
+// largest chunk's GEMM timed alone at that K, the chunks' collectives from
+// the link model) and the K it chose.
+struct ChunkCandidateRecord {
+  int chunks = 1;
+  double gemm_s = 0;       // one chunk's GEMM alone (K = 1: T_math)
+  double t_predicted = 0;  // the pipeline's T_overlap (K = 1: T_math + T_comm)
+};
+struct OverlapChoiceRecord {
+  std::vector<ChunkCandidateRecord> candidates;
+  int chosen = 1;
+};
+
 struct PointRecord {
   std::uint64_t D = 0;
   std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
@@ -35,8 +75,13 @@ struct PointRecord {
   int iterations = 0;         // timed iterations behind each statistic (merged ones add up)
   std::vector<int> windows;   // the iterations of each measurement merged into it, in order
   // Only with --overlap K > 1: the overlapped step and the check of its Z.
+  // (the first of overlap_runs: the one K, the first of a list, auto's choice)
   std::optional<TimeStats> t_overlap;
   PointCheck overlap_check;
+  // Every chunked step at this point, in the order timed.
+  std::vector<OverlapRun> overlap_runs;
+  std::optional<ConcurrentStep> concurrent;           // with --overlap
+  std::optional<OverlapChoiceRecord> overlap_choice;  // with --overlap auto
 };
 
 // The link of the book's model, measured apart from the collective under

@@ -20,6 +20,8 @@
 
 #include "compute/compute_backend.h"
 #include "link/ring_probe.h"
+#include "model/pipeline.h"
+#include "model/roofline.h"
 #include "sweep/two_level.h"
 #include "measure/comm_setup.h"
 #include "ceilings/ceilings.h"
@@ -62,6 +64,10 @@ class SweepRunner {
   RunCeilings measure_ceiling_round(const RunCeilings& first);
   // The ring probe on each level of plan.ring.hier.node_of_rank (sweep/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
+  // The link model (W, alpha, g) `--overlap auto` weighs each K with; until
+  // it is set, the measured T_comm is cut in proportion (no latency paid
+  // again).
+  void set_overlap_link(const model::Ceilings& link) { overlap_link_ = link; }
   // What the timed GEMM region contains, for the output.
   std::string timed_gemm_work() const;
 
@@ -82,7 +88,18 @@ class SweepRunner {
   CollectiveTime collective_at_S();
   link::RingProbeResult ring_probe(const TimingPlan& timing);
   double now_on_rank0() const;
+  // One operation timed alone (untraced): the median of the per-iteration maxima over ranks.
+  double time_alone(const TimingPlan& timing, Clock& clock, const std::function<void()>& body);
+  // The overlapped step's stamps (the first `filled` of `stamps`, on rank
+  // 0's clock) into run's per-chunk times, the same on every rank.
+  void summarize_stamps(const std::vector<std::vector<model::ChunkSpans>>& stamps, std::size_t filled,
+                        OverlapRun& run) const;
+  // --overlap auto at one point.
+  OverlapChoiceRecord choose_chunks_at(std::size_t B, std::size_t F, std::size_t shard, const void* x, const void* y,
+                                       void* partial, const TimingPlan& timing, double t_math, double t_comm,
+                                       const model::Interference& interference);
   int ranks_ = 1;
+  std::optional<model::Ceilings> overlap_link_;
 };
 
 }  // namespace shardroof::sweep

@@ -2,10 +2,12 @@
 """Checks the record `shardroof predict --json` wrote against values computed
 by hand (the arithmetic is beside each case), not against the model's code.
 
-usage: check_predict_json.py FILE CASE     CASE: all_reduce | reduce_scatter
+usage: check_predict_json.py FILE CASE     CASE: all_reduce | reduce_scatter | overlap | overlap_auto
 
-Both cases: N = 4 ranks, float (s = 4), B = F = 1000, C = 1e12 FLOP/s,
-W = 1e10 B/s, a = 1e-6 s, g = 1e-9 s per element (--reduce-rate 1e9)."""
+all_reduce, reduce_scatter: N = 4 ranks, float (s = 4), B = F = 1000,
+C = 1e12 FLOP/s, W = 1e10 B/s, a = 1e-6 s, g = 1e-9 s per element
+(--reduce-rate 1e9). overlap, overlap_auto: the pipeline of --overlap on
+N = 2 ranks, float, B = F = 1000, C = 1e12, W = 1e10, no latency."""
 import json
 import math
 import sys
@@ -131,7 +133,52 @@ def check(doc, want):
             close(got.get(key), expected[key], f"{where}: {key}")
 
 
+def check_overlap(doc, case):
+    # predict --flops 1e12 --bw 1e10 --ranks 2 --datatype float --B 1000 --F 1000 --D 400,900
+    #         --overlap 4 (or auto)
+    # D* = (N-1)*s*C/W = 400; T_comm = 2*(1/2)*1000*1000*4/1e10 = 4e-4 s.
+    ov = doc["overlap"]
+    close(ov["d_star"], 400.0, "overlap.d_star")
+    # At D* T_math = T_comm = 4e-4: 50% without overlap.
+    close(ov["efficiency_no_overlap"], 0.5, "overlap.efficiency_no_overlap")
+    close(ov["T_no_overlap_at_d_star_s"], 8e-4, "overlap.T_no_overlap_at_d_star_s")
+    # 90% without overlap: T_math = 9 T_comm, shard 1800 (D just above 3598 with ceil(D/2)).
+    if not 3598 <= ov["D_90_no_overlap"] <= 3602:
+        raise CheckError(f"overlap.D_90_no_overlap {ov['D_90_no_overlap']}, by hand 3598 .. 3602 (0.9 exactly at shard 1800)")
+    if case == "overlap":
+        equal(ov["chunks"], 4, "overlap.chunks")
+        equal(ov["chunks_at_d_star"], 4, "overlap.chunks_at_d_star")
+        # Four chunks at D*: g = c = 1e-4; T = g + 3*max + c = 5e-4; 4e-4 / 5e-4 = 80%.
+        close(ov["T_overlap_at_d_star_s"], 5e-4, "overlap.T_overlap_at_d_star_s")
+        close(ov["efficiency_overlap"], 0.8, "overlap.efficiency_overlap")
+        # Compute-bound: T_math / (T_math + T_comm/4) = 0.9 at T_math = 2.25 T_comm: shard 450, D just above 898.
+        if not 898 <= ov["D_90_overlap"] <= 902:
+            raise CheckError(f"overlap.D_90_overlap {ov['D_90_overlap']}, by hand 898 .. 902")
+        # D = 900: shard 450, T_math = 9e-4, g = 2.25e-4, c = 1e-4: T = 4*2.25e-4 + 1e-4 = 1e-3.
+        pts = ov["points"]
+        equal([p["D"] for p in pts], [400, 900], "overlap.points D")
+        close(pts[0]["T_overlap_s"], 5e-4, "overlap.points[400].T_overlap_s")
+        close(pts[1]["T_overlap_s"], 1e-3, "overlap.points[900].T_overlap_s")
+    else:
+        equal(ov["chunks"], "auto", "overlap.chunks")
+        # No latency: every chunk is free, so T(K) = T/2 * (1 + 1/K) at D*; within 10% of
+        # the best (K = 64: 1.015625 -> 1.1172) the fewest is K = 16 (1.0625; K = 8: 1.125).
+        equal(ov["chunks_at_d_star"], 16, "overlap.chunks_at_d_star")
+        close(ov["efficiency_overlap"], 1 / 1.0625, "overlap.efficiency_overlap")
+        equal(ov["max_chunks"], 64, "overlap.max_chunks")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[2] in ("overlap", "overlap_auto"):
+        path, case = sys.argv[1], sys.argv[2]
+        try:
+            with open(path) as f:
+                check_overlap(json.load(f), case)
+        except (OSError, ValueError, KeyError, TypeError, CheckError) as e:
+            print(f"check_predict_json: {path} ({case}): {type(e).__name__}: {e}")
+            return 1
+        print(f"check_predict_json: {path} ({case}): every value as computed by hand")
+        return 0
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
         print(__doc__)
         return 2

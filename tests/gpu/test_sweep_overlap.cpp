@@ -54,19 +54,20 @@ TEST_F(SweepOverlapGpuTest, ChunkedStepOnASecondStreamLeavesTheStepsZ) {
           plan.backend = Backend::Cuda;
           plan.transport = transport;
           plan.timing = {1, 3};
-          plan.overlap = std::min<int>(c.K, static_cast<int>(max_chunks(c.B, c.F, ranks, kind)));
+          if (const int K = std::min<int>(c.K, static_cast<int>(max_chunks(c.B, c.F, ranks, kind))); K > 1)
+            plan.overlap.chunks = {K};
           SweepRunner runner(plan, *backend, *setup, MPI_COMM_WORLD);
           std::vector<std::byte> block;
           const PointRecord rec = runner.measure_point(c.D, &block);
           const std::string what = fmt::format("{} {} over {} B={} F={} D={} K={} on {} ranks", coll::to_string(type),
                                                coll::to_string(kind), to_string(transport), c.B, c.F, c.D,
-                                               plan.overlap, ranks);
+                                               plan.overlap.text(), ranks);
           const coll::BlockPartition zpart(c.B * c.F, ranks);
           const std::size_t first = kind == coll::CollectiveKind::ReduceScatter ? zpart.offset(rank) : 0;
           const double worst = worst_against_local_reference(*reference, plan, c.D, ranks, first, block);
           EXPECT_ALL_RANKS(worst < 1.0, what + fmt::format(": worst error / tolerance = {}", worst));
           EXPECT_TRUE(rec.check.passed()) << what;
-          if (plan.overlap > 1) {
+          if (plan.overlap.enabled()) {
             ASSERT_TRUE(rec.t_overlap.has_value()) << what;
             EXPECT_GT(rec.t_overlap->median, 0) << what;
             EXPECT_TRUE(rec.overlap_check.checked && rec.overlap_check.passed())

@@ -7,11 +7,14 @@ measured at S (W_eff, C_peak/W_eff); the error budget's book D* follows the
 model formula from the reported ceilings; the roofline crossover, solved
 again here from C_peak, M and the GEMM's floor, agrees; each point's regime
 and roof fraction agree with its times and roofs; the crossing's measured
-slope agrees with its two points; with --overlap K > 1
+slope agrees with its two points; with --overlap (K, a list of K, auto)
 the overlapped step's time, check and efficiency ((T_step - T_overlap) /
 (T_step - max(T_math, T_comm)), null with a reason where that denominator
-is below 1% of T_step), with --D auto the search record, and the CSV has
-one row per point."""
+is below 1% of T_step), each K's pipeline model (the ideal from the
+unchunked times, the parts of model - ideal and of measured - model adding
+up, the efficiency against the ideal), auto's choice (the fewest chunks
+within the margin of the best prediction) and the step-efficiency outlook;
+with --D auto the search record, and the CSV has one row per point."""
 import csv
 import json
 import math
@@ -35,8 +38,113 @@ def overlap_efficiency(p):
     return (step - p["t_overlap_s"]["median"]) / hideable
 
 
-def check_overlap(p, k):
-    if k == 1:
+def overlap_ks(st):
+    """--overlap as the record states it: "auto", or the list of K > 1 timed."""
+    k = st.get("overlap", 1)
+    if k == "auto":
+        return "auto"
+    ks = k if isinstance(k, list) else [k]
+    return [x for x in ks if x > 1]
+
+
+def pipeline_time(gemm, comm):
+    gemm_end = comm_end = 0.0
+    for g, c in zip(gemm, comm):
+        gemm_end += g
+        comm_end = max(gemm_end, comm_end) + c
+    return comm_end
+
+
+def check_overlap_runs(p, st, n):
+    ks = overlap_ks(st)
+    runs = p.get("overlap_runs", [])
+    if ks == "auto":
+        ch = p.get("overlap_choice")
+        if ch is None:
+            fail(f"D={p['D']}: --overlap auto but no overlap_choice")
+        cands = ch["candidates"]
+        if not cands or cands[0]["chunks"] != 1 or not close(cands[0]["gemm_s"], p["t_math_s"]["median"], 1e-9):
+            fail(f"D={p['D']}: auto's first candidate must be K=1 at T_math: {cands[:1]}")
+        best = min(c["t_predicted_s"] for c in cands)
+        within = [c["chunks"] for c in cands if c["t_predicted_s"] <= best * (1 + ch["margin"])]
+        if ch["chosen"] != min(within):
+            fail(f"D={p['D']}: auto chose K={ch['chosen']}, the rule gives {min(within)}")
+        for c in cands[1:]:
+            if c["chunks"] > st["B"]:
+                fail(f"D={p['D']}: auto weighed K={c['chunks']} above B")
+        expected = [ch["chosen"]] if ch["chosen"] > 1 else []
+    else:
+        expected = ks
+    if [r["chunks"] for r in runs] != expected:
+        fail(f"D={p['D']}: chunked steps {[r['chunks'] for r in runs]}, expected {expected}")
+    for r in runs:
+        K = r["chunks"]
+        what = f"D={p['D']} K={K}"
+        for key in ("elements", "gemm_alone_s", "comm_alone_s", "gemm_in_step_s", "comm_in_step_s"):
+            if len(r[key]) != K:
+                fail(f"{what}: {key} has {len(r[key])} entries")
+        if not close(sum(r["elements"]), st["B"] * st["F"], 1e-12):
+            fail(f"{what}: the chunks' elements do not add up to B*F")
+        if r["check"]["passed"] is not True:
+            fail(f"{what}: check did not pass")
+        m = r["model"]
+        tm, tc = p["t_math_s"]["median"], p["t_comm_s"]["median"]
+        total = sum(r["elements"])
+        ideal = pipeline_time([tm * e / total for e in r["elements"]], [tc * e / total for e in r["elements"]])
+        if not close(ideal, m["t_ideal_s"], 1e-9):
+            fail(f"{what}: t_ideal_s {m['t_ideal_s']} != {ideal}")
+        if not close(m["t_no_overlap_s"], tm + tc, 1e-9):
+            fail(f"{what}: t_no_overlap_s")
+        parts = m["parts_s"]
+        if not close(m["t_ideal_s"] + parts["thinner_gemms"] + parts["chunk_latency"] + parts["link_model"],
+                     m["t_model_s"], 1e-9):
+            fail(f"{what}: the model's parts do not add up to t_model - t_ideal")
+        measured = r["t_overlap_s"]["median"]
+        if not close(m["model_error"], (m["t_model_s"] - measured) / measured, 1e-9):
+            fail(f"{what}: model_error")
+        if not close(m["predicted_error"], (m["t_predicted_s"] - measured) / measured, 1e-9):
+            fail(f"{what}: predicted_error")
+        if not close(m["t_model_s"] + m["interference_s"], m["t_predicted_s"], 1e-9) or m["interference_s"] < -1e-12:
+            fail(f"{what}: t_predicted_s must be t_model_s plus a non-negative interference_s")
+        if st["backend"] == "cpu" and "concurrent_step" not in p:
+            fail(f"D={p['D']}: --overlap on the CPU but no concurrent_step")
+        hideable = tm + tc - m["t_ideal_s"]
+        e = r["pipeline_efficiency"]
+        if (hideable > 0.01 * (tm + tc)) != (e is not None):
+            fail(f"{what}: pipeline_efficiency {e} where the hideable time is {hideable}")
+        if e is not None and not close(e, (tm + tc - measured) / hideable, 1e-9):
+            fail(f"{what}: pipeline_efficiency {e}")
+        g = r["gap"]
+        if g is None:
+            fail(f"{what}: no gap parts")
+        if not close(m["t_model_s"] + sum(g["parts_s"].values()), measured, 1e-9):
+            fail(f"{what}: the gap's parts do not add up to t_overlap - t_model")
+        if not (g["gemm_slowdown"] > 0 and g["comm_slowdown"] > 0):
+            fail(f"{what}: slowdowns must be positive")
+    if runs:
+        if not close(runs[0]["t_overlap_s"]["median"], p["t_overlap_s"]["median"], 1e-12):
+            fail(f"D={p['D']}: t_overlap_s is not the first chunked step's")
+
+
+def check_outlook(doc, st, n):
+    o = doc["crossover"].get("overlap_outlook")
+    # Without a link (one rank, or a ring probe whose fit found no W) there is no book model.
+    if n < 2 or not doc["ceilings"].get("W_bytes_per_s"):
+        return
+    if o is None:
+        fail("--overlap on two or more ranks but no crossover.overlap_outlook")
+    if not (0 < o["efficiency_no_overlap"] <= 1 and 0 < o["efficiency_overlap"] <= 1):
+        fail(f"overlap_outlook efficiencies out of (0, 1]: {o}")
+    if o["D_target_no_overlap"] is not None and o["D_target_no_overlap"] < o["d_star"]:
+        fail(f"overlap_outlook: 90% without overlap below D*: {o}")
+    if o["D_target_no_overlap"] is not None and o["D_target_overlap"] is not None \
+            and o["D_target_overlap"] > o["D_target_no_overlap"] * (1 + 1e-9):
+        fail(f"overlap_outlook: overlap needs a larger D for 90% than no overlap: {o}")
+
+
+def check_overlap(p, k, st=None, n=2):
+    # auto may choose no chunks at a point: then it has no chunked step.
+    if k == 1 or (st is not None and overlap_ks(st) == "auto" and not p.get("overlap_runs")):
         for key in ("t_overlap_s", "overlap_efficiency", "overlap_check"):
             if key in p:
                 fail(f"D={p['D']}: {key} without --overlap")
@@ -203,7 +311,10 @@ def main():
         flops = 2 * st["B"] * shard * st["F"] / p["t_math_s"]["median"]
         if not close(flops, p["flops_per_s"], 1e-9):
             fail(f"D={p['D']}: flops_per_s {p['flops_per_s']} != {flops}")
-        check_overlap(p, st.get("overlap", 1))
+        ks = overlap_ks(st)
+        check_overlap(p, 1 if ks == [] else ks, st, n)
+        if ks:
+            check_overlap_runs(p, st, n)
         check_ranks(p, n)
         s_bytes = st["bytes_per_element"]
         factor = 1 if st["collective"] == "all_reduce" else 2
@@ -319,7 +430,10 @@ def main():
         for row, p in zip(rows, pts):
             if int(row["D"]) != p["D"] or row["bound"] != p["bound"]:
                 fail(f"CSV row {row['D']} disagrees with the JSON")
-            if st.get("overlap", 1) > 1:
+            if overlap_ks(st) and row["t_overlap_median_s"] == "":
+                if p.get("t_overlap_s") is not None:
+                    fail(f"CSV row {row['D']}: no t_overlap_median_s where the JSON has one")
+            elif overlap_ks(st):
                 if not close(float(row["t_overlap_median_s"]), p["t_overlap_s"]["median"], 1e-6):
                     fail(f"CSV row {row['D']}: t_overlap_median_s disagrees with the JSON")
                 e = p["overlap_efficiency"]
@@ -331,12 +445,15 @@ def main():
                     fail(f"CSV row {row['D']}: overlap_check {row['overlap_check']}")
             elif "t_overlap_median_s" in row:
                 fail("CSV has overlap columns without --overlap")
-    k = st.get("overlap", 1)
-    if k > 1 and f"overlap in {k} chunks" not in doc["summary"]:
+    ks = overlap_ks(st)
+    k = "auto's" if ks == "auto" else ",".join(str(x) for x in ks)
+    if ks and f"overlap in {k} chunks" not in doc["summary"]:
         fail("--overlap but the summary does not speak of it")
+    if ks:
+        check_outlook(doc, st, n)
     print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']} {cr['D_empirical_ci']}, "
           f"D_predicted = {cr['D_predicted']}, D_book = {cr['D_book']}"
-          + (f", overlap in {k} chunks" if k > 1 else "") + ")")
+          + (f", overlap in {k} chunks" if ks else "") + ")")
 
 
 if __name__ == "__main__":

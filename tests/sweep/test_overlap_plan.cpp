@@ -282,7 +282,7 @@ TEST(OverlapEfficiency, FormulaAndWhereItIsUndefined) {
 
 TEST(OverlapReport, UndefinedEfficiencyIsNullWithAReasonAndAnEmptyCsvField) {
   SweepPlan plan;
-  plan.overlap = 4;
+  plan.overlap.chunks = {4};
   const model::Ceilings ceilings;
   const std::vector<PointRecord> points = {timed_point(2, 1, 3, 2.5), timed_point(2, 1, 2, 2)};
   SweepAnalysis analysis;
@@ -311,7 +311,7 @@ TEST(OverlapReport, UndefinedEfficiencyIsNullWithAReasonAndAnEmptyCsvField) {
   EXPECT_NE(lines[2].find(",,"), std::string::npos) << lines[2];
 
   // Without --overlap the columns are absent.
-  plan.overlap = 1;
+  plan.overlap = {};
   const std::vector<PointRecord> plain = {timed_point(2, 1, 3, std::nullopt)};
   SweepAnalysis plain_analysis;
   plain_analysis.points = {derive_point(plan, plain_analysis.shape, ceilings, plain[0])};

@@ -32,7 +32,7 @@ SweepPlan overlap_plan(const Case& c, coll::DataType type, coll::CollectiveKind 
   plan.kind = kind;
   plan.impl = impl;
   plan.timing = {1, 2};
-  plan.overlap = c.K;
+  if (c.K > 1) plan.overlap.chunks = {c.K};
   return plan;
 }
 
