@@ -719,37 +719,10 @@ class CollCommand final : public Command {
 
   nlohmann::json settings_json(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
                                const std::string& table_source) const {
-    std::vector<std::string> names;
-    for (const auto k : kinds) names.emplace_back(coll::to_string(k));
-    nlohmann::json s = {{"rounds", f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds)},
-                        {"min_span_s", f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0},
-                        {"collective", coll::to_string(plan.kind)},
-                        {"datatype", coll::to_string(plan.type)},
-                        {"op", coll::to_string(plan.op)},
-                        {"impl", f_.impl},
-                        {"backend", f_.compute.backend},
-                        {"transport", f_.transport},
-                        {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
-                        {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},
-                        {"stepfactor", f_.stepfactor},
-                        {"stepbytes", f_.stepbytes},
-                        {"sizes", plan.sizes},
-                        {"iters", plan.timing.iters},
-                        {"warmup_iters", plan.timing.warmup},
-                        {"timing", to_string(plan.timing.mode)},
-                        {"check", plan.check},
-                        {"segment_bytes", plan.ring.segment_bytes == 0 ? nlohmann::json("auto")
-                                                                       : nlohmann::json(plan.ring.segment_bytes)},
-                        {"tuning", table_source}};
-    if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
-    if (std::find(kinds.begin(), kinds.end(), coll::CollectiveKind::Broadcast) != kinds.end())
-      s["root"] = plan.ring.broadcast.root;
-    s["ranks_per_node"] = f_.ranks_per_node == 0 ? nlohmann::json("shared memory") : nlohmann::json(f_.ranks_per_node);
-    if (!f_.tune.empty()) {
-      s["tune_to"] = f_.tune;
-      s["collectives"] = names;
-    }
-    return s;
+    return coll_settings_json(
+        plan, {kinds, f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds),
+               f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0, f_.impl, f_.compute.backend,
+               f_.transport, f_.stepfactor, f_.stepbytes, table_source, f_.tune, f_.ranks_per_node});
   }
 
   CollFlags f_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "collectives/traits.h"
@@ -228,6 +229,40 @@ void CollConsoleReporter::footer(const std::vector<CollRecord>& all) {
                         published->published_source);
   out_ << "# Times: median over iterations of the max over ranks (--json: p50, p95, p99, interquartile mean, min, max and each rank's times)\n";
   out_.flush();
+}
+
+nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& in) {
+  std::vector<std::string> names;
+  for (const auto k : in.kinds) names.emplace_back(coll::to_string(k));
+  nlohmann::json s = {{"rounds", in.rounds},
+                      {"min_span_s", in.min_span_s},
+                      {"collective", coll::to_string(plan.kind)},
+                      {"datatype", coll::to_string(plan.type)},
+                      {"op", coll::to_string(plan.op)},
+                      {"impl", in.impl},
+                      {"backend", in.backend},
+                      {"transport", in.transport},
+                      {"minbytes", plan.sizes.empty() ? 0 : plan.sizes.front()},
+                      {"maxbytes", plan.sizes.empty() ? 0 : plan.sizes.back()},
+                      {"stepfactor", in.stepfactor},
+                      {"stepbytes", in.stepbytes},
+                      {"sizes", plan.sizes},
+                      {"iters", plan.timing.iters},
+                      {"warmup_iters", plan.timing.warmup},
+                      {"timing", to_string(plan.timing.mode)},
+                      {"check", plan.check},
+                      {"segment_bytes", plan.ring.segment_bytes == 0 ? nlohmann::json("auto")
+                                                                     : nlohmann::json(plan.ring.segment_bytes)},
+                      {"tuning", in.table_source}};
+  if (plan.timing.mode == TimingMode::Batched) s["batch"] = plan.timing.batch;
+  if (std::find(in.kinds.begin(), in.kinds.end(), coll::CollectiveKind::Broadcast) != in.kinds.end())
+    s["root"] = plan.ring.broadcast.root;
+  s["ranks_per_node"] = in.ranks_per_node == 0 ? nlohmann::json("shared memory") : nlohmann::json(in.ranks_per_node);
+  if (!in.tune_to.empty()) {
+    s["tune_to"] = in.tune_to;
+    s["collectives"] = names;
+  }
+  return s;
 }
 
 }  // namespace shardroof

@@ -20,6 +20,18 @@ nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& host
 // comes from, alpha, W, g, c, and the probe's step time at each size.
 nlohmann::json coll_model_json(const CollModelInputs& in);
 
+// The record's "settings": the plan, and the flags whose text the plan does
+// not keep (as typed: "auto", a step factor, the size list's bounds).
+struct CollSettings {
+  std::vector<coll::CollectiveKind> kinds;  // more than one: --tune-to
+  int rounds = 1;
+  double min_span_s = 0;
+  std::string impl, backend, transport, stepfactor, stepbytes, table_source;
+  std::string tune_to;      // "" without --tune-to
+  int ranks_per_node = 0;   // 0: one shared-memory node
+};
+nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& settings);
+
 // What the header says besides the plan.
 struct CollHeader {
   std::string setup_text;          // what runs, e.g. "ring/mpi, mpi (cpu)"
