@@ -33,7 +33,7 @@ for pair in "0-$slow" "1-$slow"; do
   grep -q "^# gate: SHORT: pair $pair W .* expected at least" "$txt" || { echo "FAILED: no shortfall of pair $pair"; exit 1; }
 done
 grep -q "^shardroof: gate failed: 2 of 3 checks fell short" "$txt" || { echo "FAILED: no 'gate failed' line"; exit 1; }
-python3 - "$json" "$slow" "$expect" <<'PY'
+python3 - "$json" "$slow" "${expect%B/s}" <<'PY'
 import json, sys
 path, slow, expect = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 gate = json.load(open(path))["gate"]
