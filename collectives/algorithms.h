@@ -15,7 +15,7 @@
 //   hier      two levels for ranks grouped into nodes: a ring inside each
 //             node, rings across nodes on 1/K of the data each, a ring
 //             inside the node again (hierarchical.h; AllReduce and
-//             ReduceScatter). Needs CollectiveOptions::node_of_rank.
+//             ReduceScatter). Needs CollectiveOptions::hier.node_of_rank.
 //   auto      picks per call by message size and rank count from a measured
 //             tuning table (auto_collective.h, tuning.h) among auto_candidates
 //             and native; algorithm() then names the last choice, e.g.

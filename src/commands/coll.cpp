@@ -86,9 +86,6 @@ constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType
 // spread over time that one pass does not have.
 constexpr int kDefaultRounds = 5;
 
-// Every implementation --tune-to measures (those the setup cannot run are left out).
-constexpr coll::Algorithm kTunedImpls[] = {coll::Algorithm::Ring, coll::Algorithm::Pairwise, coll::Algorithm::Direct, coll::Algorithm::Native};
-
 int parse_rounds(const std::string& text) {
   const double v = parse_number(text, "--rounds");
   if (!(v >= 1 && v <= 1000 && v == std::floor(v)))
@@ -614,9 +611,11 @@ class CollCommand final : public Command {
   // The implementations of `kind` this setup can build (the same on every
   // rank: building a collective does not communicate).
   static std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::CollectiveOptions& ring) {
+    // What auto can choose: our candidates and the library's own.
+    std::vector<coll::Algorithm> candidates = coll::auto_candidates(kind);
+    candidates.push_back(coll::Algorithm::Native);
     std::vector<coll::Algorithm> out;
-    for (const coll::Algorithm impl : kTunedImpls) {
-      if (!coll::supports(impl, kind)) continue;
+    for (const coll::Algorithm impl : candidates) {
       try {
         setup.make(kind, impl, ring);
         out.push_back(impl);
