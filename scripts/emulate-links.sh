@@ -152,6 +152,7 @@ burst_for() { awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b =
 # setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
 setup() {
   local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" burst i ns host_end rank_end rate
+  local rates=()
   ip netns add "$hub"
   namespaces+=("$hub")
   ip -n "$hub" link set lo up
@@ -175,6 +176,7 @@ setup() {
     burst="$(burst_for "$rate")"
     tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
     tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
+    rates+=("${rate}gbit")
   done
   # Each rank enters its namespace (its node's: rank / per): mpirun starts this
   # wrapper. The CPU-limited rank joins its cgroup first, through this
@@ -182,7 +184,12 @@ setup() {
   # mounts a fresh /sys for mpirun, without the cgroup hierarchies.
   cat > "$work/enter-rank-ns.sh" <<WRAP
 #!/usr/bin/env bash
-ns="${prefix}-r\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))"
+ns_index=\$((\${OMPI_COMM_WORLD_RANK:?} / ${per}))
+ns="${prefix}-r\$ns_index"
+# The shaped rate of this namespace's link: a veth reports its own speed
+# (10 Gbit/s), not tc's, so shardroof reads the line rate from here.
+rates=(${rates[*]})
+export SHARDROOF_LINE_RATE="\${rates[\$ns_index]}"
 if [[ -n "${cpu_group}" && "\$OMPI_COMM_WORLD_RANK" == "${cpu_limit%%:*}" ]]; then
   exec "${repo}/scripts/cpu-limit.sh" exec "/proc/$$/root${cpu_group}" ip netns exec "\$ns" "\$@"
 fi

@@ -6,7 +6,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "collectives/types.h"
+#include "hardware/blas_kernel.h"
+#include "hardware/core_peak.h"
+#include "hardware/cpu_isa.h"
+#include "hardware/gpu_peak.h"
+#include "hardware/limits.h"
+#include "hardware/line_rate.h"
 #include "timing/stats.h"
 
 namespace shardroof {
@@ -35,6 +45,29 @@ struct ReduceRate {
 struct CollectiveTime {
   std::uint64_t bytes = 0;  // S, the whole array
   TimeStats time;
+};
+
+// The hardware's own limits beside the ceilings (ceilings/hardware_limits.h
+// measures them).
+struct HardwareLimits {
+  std::string cpu_model;  // rank 0's
+  hw::CpuIsa cpu;         // rank 0's
+  hw::BlasInfo blas;      // rank 0's
+  // The CPU backend: each loop's rate, min over ranks (a loop some rank
+  // lacks is left out); the clock likewise. Unmeasured with a GPU backend.
+  hw::CorePeak core;
+  int threads = 1;  // BLAS threads per rank
+  // A GPU backend: rank 0's device, its clock replaced by the lowest any
+  // rank's driver reported (read_gpu_clocks), and which rank that was.
+  std::optional<hw::GpuDevice> gpu;
+  int gpu_clock_rank = 0;
+  bool allow_tf32 = false;
+
+  // The hardware's peak per rank for the GEMM of `type`: the core's (CPU
+  // backend) or the GPU's; nullopt where not known.
+  std::optional<hw::ComputeLimit> compute_limit(coll::DataType type) const;
+  // The BLAS kernel against the CPU (CPU backend only).
+  std::optional<hw::KernelVerdict> blas_verdict(coll::DataType type) const;
 };
 
 }  // namespace shardroof

@@ -114,19 +114,45 @@ double baseline_tolerance(const BaselineFlags& flags) {
 }
 
 void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what,
-                     bool model) {
+                     bool model, bool hardware) {
   app.add_option(name, value,
                  what + ": a rate with its unit (40G or 40GB/s = 40e9 bytes/s, K/M/G/T/P powers of 1000 as the "
                         "tables' GB/s; a bare number is refused)" +
                      (model ? ", or model:F (at least F times the model's expected value of the same result, e.g. "
                               "model:0.8)"
                             : "") +
+                     (hardware ? ", or hw:F (at least F times the hardware's own limit of the same result, e.g. "
+                                 "hw:0.9 of a link's line rate; results without one are not judged)"
+                               : "") +
                      "; a result below it fails the run (exit status 6)");
 }
 
-ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model) {
+void add_expect_c_flag(CLI::App& app, std::string& value) {
+  app.add_option("--expect-C", value,
+                 "Least C, the large GEMM's FLOP/s per rank: hw:F (at least F times the hardware's own peak per rank, "
+                 "the core's FMA loop or the GPU's spec, e.g. hw:0.7), or a rate with its unit (100G = 100 GFLOP/s; "
+                 "a bare number is refused); below it the run fails (exit status 6)");
+}
+
+ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model, bool hardware) {
   ExpectFlag out;
   if (value.empty()) return out;
+  constexpr std::string_view kHardware = "hw:";
+  if (value.rfind(kHardware, 0) == 0) {
+    if (!hardware)
+      throw_usage("{}: '{}': hw: gates are --expect-C's (peak, sweep) and --expect-W's (link) only", name, value);
+    double f = 0;
+    try {
+      f = parse_number(value.substr(kHardware.size()), name);
+    } catch (const UsageError&) {
+      f = -1;
+    }
+    if (!(f > 0 && f <= 1))
+      throw_usage("{}: '{}': hw:F takes a fraction F of the hardware's limit, above 0 and at most 1, e.g. hw:0.7", name,
+                  value);
+    out.hardware_fraction = f;
+    return out;
+  }
   constexpr std::string_view kModel = "model:";
   if (value.rfind(kModel, 0) == 0) {
     if (!model) throw_usage("{}: '{}': model: gates are coll's --expect-busbw only; give a rate such as 40G", name, value);
@@ -145,6 +171,7 @@ ExpectFlag expect_flag(const std::string& value, const std::string& name, bool m
   try {
     out.at_least = parse_rate_with_unit(value, name);
   } catch (const UsageError& e) {
+    if (hardware) throw_usage("{} (or hw:F, e.g. hw:0.7: at least 70% of the hardware's own limit)", e.what());
     if (!model) throw;
     throw_usage("{} (or model:F, e.g. model:0.8: at least 80% of the model's busbw)", e.what());
   }

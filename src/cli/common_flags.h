@@ -83,12 +83,18 @@ double baseline_tolerance(const BaselineFlags& flags);
 // `model` is true, `model:F`: at least F times the model's own value for
 // the same result (coll: the expected busbw of measure/coll_expectation.h).
 void add_expect_flag(CLI::App& app, const std::string& name, std::string& value, const std::string& what,
-                     bool model = false);
+                     bool model = false, bool hardware = false);
 struct ExpectFlag {
   double at_least = 0;        // bytes/s; 0 when unset or a model gate
   double model_fraction = 0;  // F of model:F; 0 when not a model gate
-  bool set() const { return at_least > 0 || model_fraction > 0; }
+  double hardware_fraction = 0;  // F of hw:F; 0 when not a hardware gate
+  bool set() const { return at_least > 0 || model_fraction > 0 || hardware_fraction > 0; }
 };
-ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model = false);
+// `hardware`: the flag also takes hw:F, at least F times the hardware's own
+// limit of the same result (the core's or GPU's peak, a link's line rate).
+ExpectFlag expect_flag(const std::string& value, const std::string& name, bool model = false, bool hardware = false);
+// --expect-C of peak and sweep: C (the large GEMM's FLOP/s per rank) at
+// least a rate (100G = 100 GFLOP/s; a bare number is refused) or hw:F.
+void add_expect_c_flag(CLI::App& app, std::string& value);
 
 }  // namespace shardroof

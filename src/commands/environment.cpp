@@ -1,12 +1,12 @@
 #include "commands/environment.h"
 
-#include <cblas.h>
-
 #include <chrono>
 #include <ctime>
 #include <fstream>
 
 #include "cuda/cuda_api.h"
+#include "hardware/blas_kernel.h"
+#include "hardware/cpu_isa.h"
 #include "shardroof/config.h"
 #include "util/node.h"
 
@@ -21,8 +21,6 @@ std::string mpi_library_version() {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
-std::string blas_config() { return openblas_get_config(); }
-
 std::string utc_timestamp() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -32,15 +30,7 @@ std::string utc_timestamp() {
   return buf;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    return colon == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "";
-}
+std::string cpu_model() { return hw::cpu_model_name(); }
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
@@ -60,7 +50,8 @@ Environment local_environment(const MpiSession& mpi) {
   Environment env;
   env.mpi_library = mpi_library_version();
   env.mpi_thread_level = mpi.thread_level();
-  env.blas = blas_config();
+  env.blas = hw::query_blas();
+  env.cpu_isa = hw::isa_names(hw::cpu_isa());
   env.compiler = SHARDROOF_CXX_COMPILER;
   env.build_type = SHARDROOF_BUILD_TYPE;
   env.version = SHARDROOF_VERSION;

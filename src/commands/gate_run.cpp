@@ -27,6 +27,22 @@ nlohmann::json read_baseline(const std::string& path) {
 
 }  // namespace
 
+std::vector<GateExpectation> expect_c_gate(const std::string& value, const std::string& what) {
+  const ExpectFlag e = expect_flag(value, "--expect-C", false, true);
+  if (!e.set()) return {};
+  GateExpectation g;
+  g.metric = "C";
+  if (e.hardware_fraction > 0) {
+    g.hardware_fraction = e.hardware_fraction;
+    g.rule = fmt::format("--expect-C {}: {} at least {:g}% of the hardware's own peak per rank", value, what,
+                         100 * e.hardware_fraction);
+  } else {
+    g.at_least = e.at_least;
+    g.rule = fmt::format("--expect-C {}: {} at least {:g} GFLOP/s per rank", value, what, e.at_least / 1e9);
+  }
+  return {g};
+}
+
 RunGate::RunGate(RunContext& ctx, const BaselineFlags& flags, std::vector<GateExpectation> expectations,
                  const nlohmann::json& doc)
     : ctx_(ctx), expectations_(std::move(expectations)), path_(flags.baseline) {
@@ -49,7 +65,9 @@ void RunGate::judge(nlohmann::json& doc) {
     if (!ctx_.mpi.is_root()) return;
     const std::vector<gate::Metric> run = gate::metrics_of(doc);
     for (const auto& e : expectations_) {
-      if (e.model_fraction > 0)
+      if (e.hardware_fraction > 0)
+        gate::check_hardware_expectation(verdict_, run, e.metric, e.hardware_fraction, e.rule);
+      else if (e.model_fraction > 0)
         gate::check_model_expectation(verdict_, run, e.metric, e.model_fraction, e.from_bytes, e.rule);
       else
         gate::check_expectation(verdict_, run, e.metric, e.at_least, e.from_bytes, e.rule);

@@ -34,7 +34,13 @@ struct GateExpectation {
   std::uint64_t from_bytes = 0;
   std::string rule;
   double model_fraction = 0;  // > 0: at least this times each result's model value instead of at_least
+  double hardware_fraction = 0;  // > 0: at least this times each result's hardware limit (hw:F)
 };
+
+// --expect-C VALUE of peak and sweep (metric "C": the large GEMM's FLOP/s
+// per rank): a rate, or hw:F of the hardware's peak; `what` names the
+// results judged. Empty when VALUE is. UsageError for a bad VALUE.
+std::vector<GateExpectation> expect_c_gate(const std::string& value, const std::string& what);
 
 class RunGate {
  public:

@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "ceilings/hardware_limits.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "link/alpha_beta_fit.h"
@@ -68,7 +69,8 @@ class LinkCommand final : public Command {
     app.add_option("--seed", f_.seed, "Seed of the pair sample")->capture_default_str();
     add_check_flag(app, f_.check);
     add_json_flag(app, f_.output);
-    add_expect_flag(app, "--expect-W", f_.expect_W, "Least fitted W (one-way bandwidth) of every measured pair");
+    add_expect_flag(app, "--expect-W", f_.expect_W, "Least fitted W (one-way bandwidth) of every measured pair", false,
+                    true);
     add_baseline_flags(app, f_.baseline);
   }
 
@@ -80,11 +82,21 @@ class LinkCommand final : public Command {
     const NodeMemory node = node_memory(world);
     run_agreed(world, [&] {
       plan = make_plan(nranks);
-      if (const double W = expect_flag(f_.expect_W, "--expect-W").at_least; W > 0)
+      const ExpectFlag expect_W = expect_flag(f_.expect_W, "--expect-W", false, true);
+      if (const double W = expect_W.at_least; W > 0)
         expectations.push_back({"W", W, 0,
                                 fmt::format("--expect-W {}: the fitted W of every measured pair at least {} (a pair "
                                             "without a fit fails)",
                                             f_.expect_W, format_metric_value(W, "B/s"))});
+      if (expect_W.hardware_fraction > 0) {
+        GateExpectation g;
+        g.metric = "W";
+        g.hardware_fraction = expect_W.hardware_fraction;
+        g.rule = fmt::format("--expect-W {}: the fitted W of every pair whose link reports a line rate at least {:g}% "
+                             "of it (pairs in shared memory have none and are not judged; a pair without a fit fails)",
+                             f_.expect_W, 100 * expect_W.hardware_fraction);
+        expectations.push_back(std::move(g));
+      }
       // A send, a receive and an expected buffer of the largest message.
       require_memory(node, 3 * plan.sizes.back(), fmt::format("--maxbytes {}", f_.maxbytes));
     });
@@ -129,6 +141,11 @@ class LinkCommand final : public Command {
 
     LinkConsoleReporter console(ctx.out, nranks);
     console.header(plan, topo, measured, total_pairs);
+    // The line rate of each pair's link, where the system reports one.
+    const std::vector<hw::HostNet> nets = gather_host_nets(world);
+    ctx.out << "# W/line: the fitted W as a share of the line rate of the pair's link (the interface's reported "
+               "speed, an InfiniBand port's rate, or SHARDROOF_LINE_RATE for a shaped link); - where the pair shares "
+               "a host (memory) or nothing reports a rate\n";
 
     const auto make_result = [&](const link::PairMeasurement& m) {
       LinkPairResult r;
@@ -143,6 +160,7 @@ class LinkCommand final : public Command {
       r.same_node = topo.same_node(m.pair.src, m.pair.dst);
       r.src_host = topo.host_of_rank.at(m.pair.src);
       r.dst_host = topo.host_of_rank.at(m.pair.dst);
+      r.line_rate = hw::pair_line_rate(nets, m.pair.src, m.pair.dst);
       return r;
     };
     std::size_t steps_done = 0;

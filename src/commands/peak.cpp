@@ -20,6 +20,9 @@
 #include "measure/comm_setup.h"
 #include "report/peak_report.h"
 #include "ceilings/ceilings.h"
+#include "ceilings/hardware_limits.h"
+#include "report/environment.h"
+#include "report/hardware_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
@@ -40,6 +43,7 @@ struct PeakFlags {
   TimingFlags timing{2, 10};
   OutputFlags output;
   BaselineFlags baseline;
+  std::string expect_C;
 };
 
 struct PeakPlan {
@@ -80,15 +84,18 @@ class PeakCommand final : public Command {
     add_gemm_flags(app, f_.compute);
     add_timing_flags(app, f_.timing);
     add_json_flag(app, f_.output);
+    add_expect_c_flag(app, f_.expect_C);
     add_baseline_flags(app, f_.baseline);
   }
 
   int run(RunContext& ctx) override {
     PeakPlan plan;
+    std::vector<GateExpectation> expectations;
     const NodeMemory memory = node_memory(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
       require_largest_step_memory(memory, plan);
+      expectations = expect_c_gate(f_.expect_C, fmt::format("the {0}x{0}x{0} GEMM of every datatype and node", plan.size));
     });
     RunOutput out = RunOutput::agree(ctx, "peak", "measurements", {f_.output.json, "", "", false});
     std::unique_ptr<ComputeBackend> backend;
@@ -99,6 +106,10 @@ class PeakCommand final : public Command {
     });
     const NodeComm node_comm(ctx.mpi.world());
     const MPI_Comm node = node_comm.get();
+    // The hardware's own limits first: every rank's core at once (a second).
+    ctx.progress << "peak: the hardware's own peak (register-only loops)\n" << std::flush;
+    HardwareLimits hardware =
+        measure_hardware_limits(*backend, ctx.mpi.world(), plan.types, plan.threads, f_.compute.tf32 == 1);
 
     // Every measurement runs on every rank of a node at once; the timing
     // module takes each iteration's max over the node's ranks.
@@ -113,7 +124,9 @@ class PeakCommand final : public Command {
                                                         plan.timing)},
                         {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
     nlohmann::json& doc = out.document();
-    RunGate gate(ctx, f_.baseline, {}, doc);
+    doc["hardware"] = hardware_json(hardware, plan.types);
+    if (const auto v = hardware.blas_verdict(plan.types.front())) set_blas_verdict(doc["environment"], *v);
+    RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
     const std::size_t steps = plan.types.size() + 1;
     std::size_t steps_done = 0;
@@ -133,7 +146,8 @@ class PeakCommand final : public Command {
       // Each measurement names the step in a watchdog message.
       std::optional<WatchdogScope> step(std::in_place, fmt::format("{} GEMM {}^3", coll::to_string(type), plan.size));
       const auto big = measure_gemm_rate(*backend, node, plan.size, plan.size, plan.size, type, plan.timing);
-      PeakGemm rec{type, backend->arithmetic(type), big, sum_over_ranks(node, big.flops_per_s), {}};
+      PeakGemm rec{type, backend->arithmetic(type), big, sum_over_ranks(node, big.flops_per_s), {},
+                   hardware.compute_limit(type)};
       for (const auto k : plan.k) {
         ctx.progress << fmt::format("peak: {} GEMM {}x{}x{}\n", coll::to_string(type), plan.size, plan.size, k)
                      << std::flush;
@@ -165,10 +179,15 @@ class PeakCommand final : public Command {
       mine["reduction"].push_back(peak_reduction_json(red));
     }
     step.reset();
+    // A GPU's clock right after its GEMMs (the driver's word on throttling).
+    read_gpu_clocks(*backend, ctx.mpi.world(), hardware);
+    doc["hardware"] = hardware_json(hardware, plan.types);
     ++steps_done;
     publish();
     return end_run(out, gate, doc,
-                   {{}, [&] { print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"]); },
+                   {{}, [&] {
+                      print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"], hardware);
+                    },
                     false, "", ""});
   }
 

@@ -22,6 +22,9 @@
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
+#include "ceilings/hardware_limits.h"
+#include "report/environment.h"
+#include "report/hardware_report.h"
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
 #include "report/preset_report.h"
@@ -68,6 +71,7 @@ struct SweepFlags {
   std::string model_hw;
   std::string model_link;
   std::string link_from;
+  std::string expect_C;
 };
 
 std::string toml_value_text(const toml::node& node) {
@@ -171,6 +175,7 @@ class SweepCommand final : public Command {
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
     app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
+    add_expect_c_flag(app, f_.expect_C);
     add_baseline_flags(app, f_.baseline);
     apply_builtin_defaults(app);
   }
@@ -180,6 +185,7 @@ class SweepCommand final : public Command {
     const int ranks = ctx.mpi.size();
     sweep::SweepPlan plan;
     std::optional<ModelHardware> model_hw;
+    std::vector<GateExpectation> expectations;
     std::optional<link::ModelLink> link_from;
     const NodeMemory node = node_memory(ctx.mpi.world());
     Topology topology = discover_topology(ctx.mpi.world());
@@ -194,6 +200,7 @@ class SweepCommand final : public Command {
       if (plan.overlap.enabled()) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
+      expectations = expect_c_gate(f_.expect_C, "C, the reference GEMM's rate (C_peak)");
     });
     RunOutput out = RunOutput::agree(ctx, "sweep", "points", {f_.output.json, f_.output.csv, f_.output.trace, true});
     std::unique_ptr<ComputeBackend> backend;
@@ -221,21 +228,35 @@ class SweepCommand final : public Command {
     sc.collective = setup->describe(plan.impl);
     sc.auto_D = f_.D == "auto";
 
+    // The hardware's own limits before anything else is timed (a second):
+    // the header names the BLAS kernel and says when it falls short.
+    ctx.progress << "sweep: the hardware's own peak (register-only loops) and the links' line rates\n" << std::flush;
+    HardwareLimits hardware =
+        measure_hardware_limits(*backend, ctx.mpi.world(), {plan.type}, plan.threads, f_.compute.tf32 == 1);
+    const hw::RingLineRate line_rate = hw::ring_line_rate(gather_host_nets(ctx.mpi.world()));
+
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
+    ctx.out << hardware_header_text(hardware, {plan.type});
     out.begin_document(
         {{"ranks", ranks},
          {"settings", sweep_settings_json(plan, sc)},
          {"aggregation", kAggregationNote},
          {"topology", topology_json(topology)}});
     nlohmann::json& doc = out.document();
-    RunGate gate(ctx, f_.baseline, {}, doc);
+    doc["hardware"] = hardware_json(hardware, {plan.type});
+    if (const auto v = hardware.blas_verdict(plan.type)) set_blas_verdict(doc["environment"], *v);
+    RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
     const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
 
     ctx.progress << fmt::format("sweep: measuring the ceilings (C_peak, g, M, T_comm at S{})\n",
                                 link_from ? "" : ", the ring probe")
                  << std::flush;
     sweep::RunCeilings ceilings = runner.measure_ceilings(!link_from && ranks >= 2);
+    read_gpu_clocks(*backend, ctx.mpi.world(), hardware);
+    doc["hardware"] = hardware_json(hardware, {plan.type});
+    ceilings.hardware = hardware;
+    ceilings.line_rate = line_rate;
     if (link_from) {
       // The link file's W is the link in its pattern (ping-pong: the pure
       // link; shift, ring: under load); the local reduction g stays a
@@ -413,6 +434,7 @@ class SweepCommand final : public Command {
                    {csv_text,
                     [&] {
                       console.summary(points, analysis, ceilings, plan, search_report);
+                      for (const auto& w : hardware_warnings(hardware, {plan.type})) ctx.out << w << "\n";
                       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
                         print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
                       if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);

@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/memory.h"
 #include "collectives/types.h"
+#include "hardware/gpu_peak.h"
 #include "measure/comm_setup.h"
 #include "timing/timing.h"
 
@@ -101,6 +103,9 @@ class ComputeBackend {
   // see the same number.
   virtual std::size_t free_memory_bytes() const;
 
+  // The GPU this backend computes on as its driver describes it now (its
+  // spec, and the clock it runs at); nullopt for the CPU.
+  virtual std::optional<hw::GpuDevice> gpu_device() { return std::nullopt; }
   // Called first on a thread other than the one that made the backend,
   // before that thread queues work on the backend's memory (CUDA keeps the
   // current device per thread).

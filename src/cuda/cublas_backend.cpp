@@ -10,6 +10,7 @@
 #include "collectives/cuda/cuda_handles.h"
 #include "cuda/cublas_check.h"
 #include "cuda/cuda_clock.h"
+#include "cuda/gpu_device.h"
 #include "cuda/memory_kernels.h"
 #include "util/error.h"
 
@@ -46,6 +47,8 @@ std::string CublasBackend::describe() const {
   return fmt::format("cuda ({}, cuBLAS {}{})", context_->describe(), cublas_version_text(),
                      options_.allow_tf32 ? ", TF32 allowed for float" : "");
 }
+
+std::optional<hw::GpuDevice> CublasBackend::gpu_device() { return query_gpu_device(context_->device().device); }
 
 bool CublasBackend::supports(coll::DataType type) const { return type != coll::DataType::Int32; }
 

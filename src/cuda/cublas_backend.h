@@ -52,6 +52,7 @@ class CublasBackend final : public ComputeBackend {
   std::unique_ptr<MemoryKernels> prepare_memory_kernels(std::size_t elements) override;
   std::size_t cache_bytes() const override { return context_->device().l2_bytes; }
   std::size_t free_memory_bytes() const override;
+  std::optional<hw::GpuDevice> gpu_device() override;
 
  private:
   std::shared_ptr<CudaRankContext> context_;

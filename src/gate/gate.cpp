@@ -129,6 +129,7 @@ void link_metrics(const json& doc, std::vector<Metric>& out) {
     m.value = W;
     m.better = Better::Higher;
     m.where = fmt::format("ranks {} and {} ({}, {})", src, dst, p.value("src_host", ""), p.value("dst_host", ""));
+    if (p.contains("line_rate") && p["line_rate"].is_object()) m.hardware = number_at(p["line_rate"], "bytes_per_s");
     out.push_back(std::move(m));
   }
 }
@@ -148,6 +149,13 @@ void sweep_metrics(const json& doc, std::vector<Metric>& out) {
                      where.empty() ? max_over_ranks : std::move(where)});
     }
   }
+  if (doc.contains("ceilings") && doc["ceilings"].is_object()) {
+    const json& c = doc["ceilings"];
+    Metric m{"ceilings", "C", "FLOP/s", number_at(c, "C_flops_per_s"), Better::Higher, 0, max_over_ranks};
+    if (c.contains("hardware_peak") && c["hardware_peak"].is_object())
+      m.hardware = number_at(c["hardware_peak"], "flops_per_s_per_rank");
+    if (m.value > 0) out.push_back(std::move(m));
+  }
   if (doc.contains("crossover") && doc["crossover"].is_object()) {
     const double D = number_at(doc["crossover"], "D_empirical");
     if (D > 0) out.push_back({"crossover", "D*", "", D, Better::Neither, 0, "the measured T_math and T_comm cross"});
@@ -165,8 +173,12 @@ void peak_metrics(const json& doc, std::vector<Metric>& out) {
     };
     for (const json& g : node.value("gemm", json::array())) {
       const std::string dt = g.value("datatype", "");
-      add(fmt::format("{} {}x{}x{}", dt, g.value("m", 0), g.value("n", 0), g.value("k", 0)), "GEMM", "FLOP/s",
+      // C: the large GEMM, beside the hardware's own peak where known.
+      const std::size_t before = out.size();
+      add(fmt::format("{} {}x{}x{}", dt, g.value("m", 0), g.value("n", 0), g.value("k", 0)), "C", "FLOP/s",
           number_at(g, "flops_per_s"), Better::Higher);
+      if (out.size() > before && g.contains("hardware") && g["hardware"].is_object())
+        out.back().hardware = number_at(g["hardware"], "flops_per_s_per_rank");
       for (const json& t : g.value("thin", json::array()))
         add(fmt::format("{} {}x{}x{}", dt, g.value("m", 0), g.value("n", 0), t.value("k", 0)), "GEMM", "FLOP/s",
             number_at(t, "flops_per_s"), Better::Higher);
@@ -327,6 +339,25 @@ void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, c
   }
   if (without > 0) verdict.notes.push_back(fmt::format("{}: {} results without a model value not checked", rule, without));
   if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result has a model value to check against", rule));
+}
+
+void check_hardware_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                                double fraction, const std::string& rule) {
+  verdict.rules.push_back(rule);
+  std::size_t checked = 0;
+  for (const Metric& m : run) {
+    if (m.name != name || !(m.hardware > 0)) continue;
+    Check c;
+    c.kind = Check::Kind::Expectation;
+    c.metric = m;
+    c.limit = fraction * m.hardware;
+    c.worse_by = std::max(0.0, 1 - m.value / c.limit);
+    c.passed = m.value >= c.limit;
+    verdict.checks.push_back(std::move(c));
+    ++checked;
+  }
+  if (checked == 0)
+    verdict.problems.push_back(fmt::format("{}: no result has a hardware limit to check against", rule));
 }
 
 void check_baseline(Verdict& verdict, const std::vector<Metric>& run, const std::vector<Metric>& baseline,

@@ -39,6 +39,10 @@ struct Metric {
   std::uint64_t bytes = 0;  // coll: the size S (what --expect-from selects by)
   std::string where;        // the ranks it was measured on: "slowest rank 1 (host a): ...", "ranks 0 -> 1 (a, b)"
   double model = 0;         // the model's value of the same result (coll: "expected" busbw); 0: none
+  // The hardware's own limit of the same result (peak and sweep: the
+  // core's or GPU's FLOP/s peak per rank for C; link: the line rate of the
+  // pair's link for W); 0: none.
+  double hardware = 0;
 };
 
 struct Check {
@@ -88,6 +92,12 @@ void check_expectation(Verdict& verdict, const std::vector<Metric>& run, const s
 // one is a problem.
 void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
                              double fraction, std::uint64_t from_bytes, const std::string& rule);
+
+// The same against `fraction` times each metric's hardware limit (--expect-C
+// hw:F, --expect-W hw:F). Only metrics with a limit are checked (a thin
+// GEMM, a pair in shared memory have none); none at all is a problem.
+void check_hardware_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                                double fraction, const std::string& rule);
 
 // The verdict's checks of `run` against the baseline's metrics of the same
 // key: fails where a metric is worse by more than `tolerance` (a fraction).

@@ -3,11 +3,54 @@
 #include <map>
 
 namespace shardroof {
+namespace {
+
+std::string cpu_isa_suffix(const std::vector<std::string>& isa) {
+  std::string out;
+  for (const auto& name : isa) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "" : " (" + out + ")";
+}
+
+}  // namespace
+
+std::string blas_text(const hw::BlasInfo& blas) {
+  std::string out = blas.library + (blas.version.empty() ? "" : " " + blas.version) + ", kernel " + blas.kernel;
+  if (blas.kernel_isa) out += " (" + std::string(hw::to_string(*blas.kernel_isa)) + ")";
+  if (!blas.coretype_env.empty()) out += ", set by OPENBLAS_CORETYPE=" + blas.coretype_env;
+  return out;
+}
+
+nlohmann::json blas_json(const hw::BlasInfo& blas, const std::vector<std::string>& cpu_isa) {
+  nlohmann::json out;
+  out["library"] = blas.library;
+  out["version"] = blas.version;
+  out["config"] = blas.config;
+  out["kernel"] = blas.kernel;
+  out["kernel_isa"] = blas.kernel_isa ? nlohmann::json(std::string(hw::to_string(*blas.kernel_isa))) : nlohmann::json();
+  out["cpu_isa"] = cpu_isa;
+  out["coretype_env"] = blas.coretype_env.empty() ? nlohmann::json() : nlohmann::json(blas.coretype_env);
+  out["bf16_gemm"] = blas.bf16_gemm;
+  out["below_cpu"] = nullptr;
+  return out;
+}
+
+void set_blas_verdict(nlohmann::json& environment, const hw::KernelVerdict& v) {
+  nlohmann::json& b = environment["blas"];
+  b["below_cpu"] = v.below_cpu ? nlohmann::json(*v.below_cpu) : nlohmann::json();
+  b["judged_for"] = coll::to_string(v.type);
+  b["best_isa"] = v.best_isa ? nlohmann::json(std::string(hw::to_string(*v.best_isa))) : nlohmann::json();
+  b["kernel_flops_per_s_per_core"] = v.kernel_flops;
+  b["best_flops_per_s_per_core"] = v.best_flops;
+  b["cause"] = v.cause.empty() ? nlohmann::json() : nlohmann::json(v.cause);
+  b["fix_coretype"] = v.fix_coretype.empty() ? nlohmann::json() : nlohmann::json(v.fix_coretype);
+  b["fix"] = v.fix.empty() ? nlohmann::json() : nlohmann::json(v.fix);
+}
 
 std::string version_text(const Environment& env) {
   return "shardroof " + env.version + " (" + env.build_type + ")\n" + env.built_in +
          (env.gpu_build.empty() ? "" : "\nGPU: " + env.gpu_build) + "\nMPI: " + env.mpi_library +
-         "\nBLAS: " + env.blas + "\ncompiler: " + env.compiler;
+         "\nBLAS: " + blas_text(env.blas) + " (" + env.blas.config + ")" + "\nCPU: " + env.cpu + cpu_isa_suffix(env.cpu_isa) +
+         "\ncompiler: " + env.compiler;
 }
 
 nlohmann::json environment_json(const Environment& env) {
@@ -18,7 +61,7 @@ nlohmann::json environment_json(const Environment& env) {
   out["ranks_per_host"] = ranks_per_host;
   out["mpi_library"] = env.mpi_library;
   out["mpi_thread_level"] = env.mpi_thread_level;
-  out["blas"] = env.blas;
+  out["blas"] = blas_json(env.blas, env.cpu_isa);
   out["compiler"] = env.compiler;
   out["build_type"] = env.build_type;
   out["shardroof_version"] = env.version;

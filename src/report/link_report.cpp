@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "link/patterns.h"
+#include "report/hardware_report.h"
 #include "report/time_stats_json.h"
 #include "timing/stats.h"
 #include "util/units.h"
@@ -82,6 +83,7 @@ nlohmann::json to_json(const LinkPairResult& r) {
           {"wrong", r.measured.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.measured.wrong)},
           {"times", times}};
   if (r.measured.shift > 0) j["shift"] = r.measured.shift;
+  j["line_rate"] = line_rate_json(r.line_rate, ok ? r.fit.W_bytes_per_s : 0.0);
   if (r.idle) {
     const bool idle_ok = r.idle->valid;
     const auto ratio = r.loaded_over_idle();
@@ -173,11 +175,11 @@ void LinkConsoleReporter::columns(bool loaded) {
     out_ << "#\n";
   const std::string extra_name = loaded ? fmt::format(" {:>10} {:>9}", "idle W", "load/idle") : "";
   const std::string extra_unit = loaded ? fmt::format(" {:>10} {:>9}", "(GB/s)", "") : "";
-  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}{}\n", "src", "dst", "node",
-                      "alpha", "W", fmt::format("t({})", format_bytes(lo_)), fmt::format("t({})", format_bytes(hi_)),
-                      "bw(max)", "fit_res", "#wrong", extra_name);
-  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}{}\n", "", "", "", "(us)",
-                      "(GB/s)", "(us)", "(us)", "(GB/s)", "", "", extra_unit);
+  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}{} {:>7}\n", "src", "dst",
+                      "node", "alpha", "W", fmt::format("t({})", format_bytes(lo_)),
+                      fmt::format("t({})", format_bytes(hi_)), "bw(max)", "fit_res", "#wrong", extra_name, "W/line");
+  out_ << fmt::format("# {:>5} {:>5} {:>6} {:>10} {:>10} {:>12} {:>12} {:>10} {:>8} {:>6}{} {:>7}\n", "", "", "", "(us)",
+                      "(GB/s)", "(us)", "(us)", "(GB/s)", "", "", extra_unit, "");
   out_.flush();
 }
 
@@ -196,10 +198,13 @@ void LinkConsoleReporter::row(const LinkPairResult& r) {
     extra = fmt::format(" {:>10} {:>9}", r.idle->valid ? fmt::format("{:.3f}", r.idle->W_bytes_per_s / 1e9) : "n/a",
                         ratio ? fmt::format("{:.2f}", *ratio) : "n/a");
   }
-  out_ << fmt::format("  {:>5} {:>5} {:>6} {:>10} {:>10} {:>12.2f} {:>12.2f} {:>10.3f} {:>8} {:>6}{}\n",
+  const std::string line = r.line_rate && r.fit.valid
+                               ? fmt::format("{:.2f}", r.fit.W_bytes_per_s / (r.line_rate->bits_per_s / 8))
+                               : "-";
+  out_ << fmt::format("  {:>5} {:>5} {:>6} {:>10} {:>10} {:>12.2f} {:>12.2f} {:>10.3f} {:>8} {:>6}{} {:>7}\n",
                       r.measured.pair.src, r.measured.pair.dst, r.same_node ? "same" : "cross", alpha, w, t_lo * 1e6,
                       t_hi * 1e6, bw_hi, res,
-                      r.measured.wrong < 0 ? std::string("N/A") : std::to_string(r.measured.wrong), extra);
+                      r.measured.wrong < 0 ? std::string("N/A") : std::to_string(r.measured.wrong), extra, line);
   out_.flush();
 }
 

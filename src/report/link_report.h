@@ -10,6 +10,7 @@
 
 #include "link/alpha_beta_fit.h"
 #include "link/link_summary.h"
+#include "hardware/line_rate.h"
 #include "link/records.h"
 
 namespace shardroof {
@@ -23,6 +24,9 @@ struct LinkPairResult {
   std::string dst_host;
   // A loaded pattern's pair: the fit of the idle ping-pong of the same two ranks.
   std::optional<link::AlphaBetaFit> idle;
+  // The line rate of the pair's link where the system reports one
+  // (hardware/line_rate.h); nullopt in shared memory or when unknown.
+  std::optional<hw::LineRate> line_rate;
   // W under load / W idle; nullopt without an idle reference or a valid fit of either.
   std::optional<double> loaded_over_idle() const;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/hardware_report.h"
 #include "report/time_stats_json.h"
 
 namespace shardroof {
@@ -31,7 +32,12 @@ nlohmann::json peak_gemm_json(const PeakGemm& g) {
           {"flops_per_s", g.big.flops_per_s},
           {"node_flops_per_s", g.node_flops_per_s},
           {"time_s", time_stats_json(g.big.time)},
-          {"thin", thin}};
+          {"thin", thin},
+          {"hardware", g.limit ? nlohmann::json{{"flops_per_s_per_rank", g.limit->flops_per_s},
+                                                {"name", g.limit->name},
+                                                {"formula", g.limit->formula},
+                                                {"share", g.big.flops_per_s / g.limit->flops_per_s}}
+                               : nlohmann::json()}};
 }
 
 nlohmann::json peak_memory_json(const PeakMemory& m) {
@@ -48,19 +54,33 @@ nlohmann::json peak_reduction_json(const ReduceRate& r) {
   return {{"datatype", coll::to_string(r.type)}, {"elements", r.count}, {"s_per_element", r.s_per_elem}};
 }
 
-void print_peak(std::ostream& out, const PeakView& plan, const nlohmann::json& nodes) {
+void print_peak(std::ostream& out, const PeakView& plan, const nlohmann::json& nodes, const HardwareLimits& hardware) {
     out << "# shardroof peak: local ceilings per node; " << plan.backend << "\n";
     out << "# every rank of a node measures at once; numbers are per rank (node = sum over its ranks)\n";
     out << "# " << kAggregationNote << " (max over the ranks of one node)\n";
-    out << fmt::format("\n# GEMM, m = n = k = {} (GFLOP/s per rank)\n", plan.size);
+    out << hardware_header_text(hardware, plan.types);
+    out << fmt::format("\n# GEMM, m = n = k = {} (GFLOP/s per rank; x hw: the share of the hardware's own peak per "
+                       "rank)\n",
+                       plan.size);
     out << fmt::format("{:>4} {:<20} {:>5}", "node", "host", "ranks");
-    for (const auto t : plan.types) out << fmt::format(" {:>10}", coll::to_string(t));
+    for (const auto t : plan.types) out << fmt::format(" {:>10} {:>5}", coll::to_string(t), "x hw");
     out << "\n";
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
       out << fmt::format("{:>4} {:<20} {:>5}", i, n["host"].get<std::string>(), n["ranks"].get<int>());
-      for (const auto& g : n["gemm"]) out << fmt::format(" {:>10.2f}", g["flops_per_s"].get<double>() / 1e9);
+      for (const auto& g : n["gemm"]) {
+        const bool known = g.contains("hardware") && g["hardware"].is_object();
+        out << fmt::format(" {:>10.2f} {:>5}", g["flops_per_s"].get<double>() / 1e9,
+                           known ? fmt::format("{:.2f}", g["hardware"]["share"].get<double>()) : "-");
+      }
       out << "\n";
+    }
+    for (const auto t : plan.types) {
+      const auto lim = hardware.compute_limit(t);
+      out << fmt::format("# x hw, {}: {}\n", coll::to_string(t),
+                         lim ? fmt::format("{} = {:.1f} GFLOP/s per rank ({})", lim->name, lim->flops_per_s / 1e9,
+                                           lim->formula)
+                             : std::string("the hardware's peak is not known here"));
     }
     out << fmt::format("\n# GEMM across thin inner dimensions k, m = n = {} (GFLOP/s per rank)\n", plan.size);
     out << fmt::format("{:>4} {:<9}", "node", "datatype");
@@ -94,6 +114,14 @@ void print_peak(std::ostream& out, const PeakView& plan, const nlohmann::json& n
       for (const auto& r : nodes[i]["reduction"]) out << fmt::format(" {:>10.3f}", r["s_per_element"].get<double>() * 1e9);
       out << "\n";
     }
+    if (!nodes.empty())
+      for (const auto& r : nodes[0]["reduction"]) {
+        const auto type = coll::parse_datatype(r["datatype"].get<std::string>());
+        if (!type) continue;
+        const std::string share = reduce_share_text(r["s_per_element"].get<double>(), hardware, *type);
+        if (!share.empty()) out << fmt::format("# g {} on node 0{}\n", coll::to_string(*type), share);
+      }
+    for (const auto& w : hardware_warnings(hardware, plan.types)) out << "\n" << w << "\n";
   }
 
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct PeakGemm {
   GemmRate big;
   double node_flops_per_s = 0;  // the sum over the node's ranks
   std::vector<GemmRate> thin;
+  std::optional<hw::ComputeLimit> limit;  // the hardware's own peak per rank for this datatype
 };
 
 struct PeakMemory {
@@ -44,7 +46,8 @@ nlohmann::json peak_gemm_json(const PeakGemm& g);
 nlohmann::json peak_memory_json(const PeakMemory& m);
 nlohmann::json peak_reduction_json(const ReduceRate& r);
 
-// The tables, from the gathered per-node records (peak_*_json's shape).
-void print_peak(std::ostream& out, const PeakView& v, const nlohmann::json& nodes);
+// The tables, from the gathered per-node records (peak_*_json's shape),
+// with the hardware's own limits beside them.
+void print_peak(std::ostream& out, const PeakView& v, const nlohmann::json& nodes, const HardwareLimits& hardware);
 
 }  // namespace shardroof

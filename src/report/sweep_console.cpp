@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/hardware_report.h"
 #include "report/stability_report.h"
 #include "report/straggler_report.h"
 #include "report/sweep_report.h"
@@ -57,10 +58,13 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
 void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a,
                                     const SweepContext& ctx) {
   out_ << fmt::format("# ceilings (measured now, on these {} ranks, all at once):\n", ctx.ranks);
-  out_ << fmt::format("#   C_peak = {:.2f} GFLOP/s per rank ({}x{}x{} GEMM); M = {:.2f} GB/s per rank (triad); "
-                      "g = {:.3f} ns per element reduced\n",
+  out_ << fmt::format("#   C_peak = {:.2f} GFLOP/s per rank ({}x{}x{} GEMM){}; M = {:.2f} GB/s per rank (triad); "
+                      "g = {:.3f} ns per element reduced{}\n",
                       c.peak_gemm.flops_per_s / 1e9, c.peak_gemm.m, c.peak_gemm.n, c.peak_gemm.k,
-                      c.memory.triad_bytes_per_s / 1e9, c.reduce.s_per_elem * 1e9);
+                      c.hardware ? compute_share_text(c.peak_gemm.flops_per_s, c.hardware->compute_limit(c.peak_gemm.type))
+                                 : std::string(),
+                      c.memory.triad_bytes_per_s / 1e9, c.reduce.s_per_elem * 1e9,
+                      c.hardware ? reduce_share_text(c.reduce.s_per_elem, *c.hardware, c.reduce.type) : std::string());
   out_ << fmt::format("#   GEMM floor at B x F (a shard of one column, {}x{}x1): {:.3f} ms, {} ({}: writing the "
                       "{} partial sum at M takes {:.3f} ms); the smallest call (1x1x1): {:.1f} us\n",
                       c.floor_gemm.m, c.floor_gemm.n, a.floor.time_s * 1e3, model::to_string(a.floor.cause()),
@@ -89,6 +93,8 @@ void SweepConsoleReporter::ceilings(const sweep::RunCeilings& c, const sweep::Sw
     out_ << fmt::format("#   link from {}: W = {:.3f} GB/s, alpha = {:.2f} us\n", c.link.source,
                         c.link.W_bytes_per_s / 1e9, c.link.alpha_s * 1e6);
   }
+  if (const std::string rate = ring_line_rate_text(c.line_rate, c.link.W_bytes_per_s); !rate.empty())
+    out_ << "#   " << rate << "\n";
   out_ << fmt::format("#   the collective itself at S = {}: T_comm = {:.3f} ms (median of {}, before the points; the "
                       "consistency check takes the T_comm samples of the two points around D*)\n",
                       format_bytes(c.collective.bytes), c.collective.time.median * 1e3,

@@ -5,6 +5,7 @@
 #include "report/stability_report.h"
 #include "report/straggler_report.h"
 #include "report/sweep_report.h"
+#include "report/hardware_report.h"
 #include "report/sweep_text.h"
 #include "report/time_stats_json.h"
 
@@ -85,6 +86,21 @@ nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepCont
           {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
 }
 
+namespace {
+
+// C beside the hardware's own peak per rank (null where it is not known).
+nlohmann::json hardware_peak_json(const sweep::RunCeilings& c) {
+  if (!c.hardware) return nullptr;
+  const auto lim = c.hardware->compute_limit(c.peak_gemm.type);
+  if (!lim) return nullptr;
+  return {{"flops_per_s_per_rank", lim->flops_per_s},
+          {"name", lim->name},
+          {"formula", lim->formula},
+          {"C_share", c.peak_gemm.flops_per_s / lim->flops_per_s}};
+}
+
+}  // namespace
+
 nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnalysis& a) {
   nlohmann::json round_starts = nlohmann::json::array();
   for (const double t : c.round_starts) round_starts.push_back(t - c.origin_s);
@@ -126,6 +142,8 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
       {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
       {"t_comm_book_s", a.t_comm_book_s},
       {"C_peak_gemm", gemm_json(c.peak_gemm)},
+      {"hardware_peak", hardware_peak_json(c)},
+      {"line_rate", ring_line_rate_json(c.line_rate, c.link.W_bytes_per_s)},
       {"floor_gemm", gemm_json(c.floor_gemm)},
       {"call_gemm", gemm_json(c.call_gemm)},
       {"floor",

@@ -109,6 +109,11 @@ struct RunCeilings {
   // synchronised (a library call; on a GPU a launch and a synchronisation).
   GemmRate floor_gemm;
   GemmRate call_gemm;
+  // The hardware's own limits beside these ceilings (measured once, before
+  // the ceilings: the core's peak and BLAS kernel, or the GPU), and the
+  // line rate of the ring probe's links.
+  std::optional<HardwareLimits> hardware;
+  hw::RingLineRate line_rate;
   // Rounds merged into these ceilings (merge_ceilings), and when each began
   // (rank 0's monotonic clock, seconds).
   int rounds = 1;

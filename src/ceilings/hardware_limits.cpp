@@ -1,0 +1,101 @@
+#include "ceilings/hardware_limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "util/mpi_session.h"
+#include "util/node.h"
+
+namespace shardroof {
+namespace {
+
+// Every loop slot in a fixed order, so that ranks whose CPUs differ still
+// reduce arrays of one length: 0 where a rank lacks the loop.
+std::vector<hw::CoreLoop> all_loop_slots() {
+  std::vector<hw::CoreLoop> out;
+  for (const auto t : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16})
+    for (const hw::VectorIsa v : hw::kVectorIsas) out.push_back({v, t});
+  return out;
+}
+
+}  // namespace
+
+std::optional<hw::ComputeLimit> HardwareLimits::compute_limit(coll::DataType type) const {
+  if (gpu) return hw::gpu_compute_limit(*gpu, type, allow_tf32);
+  return hw::cpu_compute_limit(core, type, threads);
+}
+
+std::optional<hw::KernelVerdict> HardwareLimits::blas_verdict(coll::DataType type) const {
+  if (gpu || !core.measured()) return std::nullopt;
+  return hw::judge_blas_kernel(blas, cpu, core, type);
+}
+
+HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, const std::vector<coll::DataType>& types,
+                                       int threads, bool allow_tf32) {
+  HardwareLimits out;
+  out.cpu_model = hw::cpu_model_name();
+  out.cpu = hw::cpu_isa();
+  out.blas = hw::query_blas();
+  out.threads = threads;
+  out.allow_tf32 = allow_tf32;
+  if (const auto gpu = backend.gpu_device()) {
+    // The clock is read after the timed GEMMs (read_gpu_clocks): an idle
+    // GPU runs at a low clock by design.
+    out.gpu = *gpu;
+    out.gpu->clock_hz.reset();
+    out.gpu->clock_limits.clear();
+    return out;
+  }
+  // Only the loops of the datatypes asked for (bfloat16 also needs float's:
+  // its GEMM multiplies in float).
+  std::vector<coll::DataType> wanted = types;
+  if (std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end())
+    wanted.push_back(coll::DataType::Float);
+  const std::vector<hw::CoreLoop> mine = hw::loops_for(out.cpu, wanted);
+  MPI_Barrier(comm);
+  const hw::CorePeak local = hw::measure_core_peak(mine);
+  const std::vector<hw::CoreLoop> slots = all_loop_slots();
+  std::vector<double> values(slots.size() + 1, 0.0);
+  values[0] = local.clock_hz;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (const hw::LoopRate* r = local.rate(slots[i])) values[i + 1] = r->flops_per_s;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN, comm);
+  out.core.clock_hz = values[0];
+  out.core.repetitions = local.repetitions;
+  out.core.repetition_s = local.repetition_s;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (values[i + 1] > 0) out.core.rates.push_back({slots[i], values[i + 1]});
+  return out;
+}
+
+void read_gpu_clocks(ComputeBackend& backend, MPI_Comm comm, HardwareLimits& limits) {
+  if (!limits.gpu) return;
+  const auto now = backend.gpu_device();
+  struct {
+    double clock;
+    int rank;
+  } mine{now && now->clock_hz ? *now->clock_hz : std::numeric_limits<double>::infinity(), 0};
+  MPI_Comm_rank(comm, &mine.rank);
+  MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+  if (std::isinf(mine.clock)) {
+    limits.gpu->clock_hz.reset();
+    return;
+  }
+  // The limits the slowest rank's driver named travel with its clock.
+  const auto reasons = all_gather_strings(comm, now ? now->clock_limits : std::string());
+  limits.gpu->clock_hz = mine.clock;
+  limits.gpu->clock_limits = reasons[static_cast<std::size_t>(mine.rank)];
+  limits.gpu_clock_rank = mine.rank;
+}
+
+std::vector<hw::HostNet> gather_host_nets(MPI_Comm comm) {
+  const auto texts = all_gather_strings(comm, hw::to_text(hw::local_host_net(host_name())));
+  std::vector<hw::HostNet> out;
+  out.reserve(texts.size());
+  for (const auto& t : texts) out.push_back(hw::host_net_from_text(t));
+  return out;
+}
+
+}  // namespace shardroof

@@ -1,0 +1,207 @@
+// The loops of core_loops.h in x86-64 assembly. Inline assembly rather
+// than intrinsics: the loop stays register-only whatever the build's
+// optimisation level (an -O0 build would spill intrinsics' accumulators to
+// memory and measure the stack). Each function carries the target its
+// instructions need, so the rest of the program stays plain x86-64; it is
+// called only where cpu_isa() says the CPU and the OS support it.
+//
+// Values stay normal numbers (no denormals, which some cores run on a slow
+// path): accumulators start at 1, multiplicands are 1, addends small.
+#include <cstdint>
+
+#include "hardware/core_loops.h"
+
+namespace shardroof::hw {
+namespace {
+
+// Twelve accumulators for the 16-register levels: a core needs its FMA
+// (or add and multiply) units times their latency in flight, 8 to 12 on
+// the cores of the last decade; registers 14 and 15 hold the operands.
+#define SR_ACC12 "0,1,2,3,4,5,6,7,8,9,10,11"
+
+// 128-bit SSE: six multiplies by 1 and six adds, each on its own chain.
+void sse_float(std::uint64_t n) {
+  const float one = 1.0f, tiny = 1e-7f;
+  __asm__ volatile(
+      "movss %[one], %%xmm14\n\t shufps $0, %%xmm14, %%xmm14\n\t"
+      "movss %[tiny], %%xmm15\n\t shufps $0, %%xmm15, %%xmm15\n\t"
+      ".irp r," SR_ACC12 "\n\t movaps %%xmm14, %%xmm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r,0,1,2,3,4,5\n\t mulps %%xmm14, %%xmm\\r\n\t .endr\n\t"
+      ".irp r,6,7,8,9,10,11\n\t addps %%xmm15, %%xmm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+void sse_double(std::uint64_t n) {
+  const double one = 1.0, tiny = 1e-12;
+  __asm__ volatile(
+      "movsd %[one], %%xmm14\n\t unpcklpd %%xmm14, %%xmm14\n\t"
+      "movsd %[tiny], %%xmm15\n\t unpcklpd %%xmm15, %%xmm15\n\t"
+      ".irp r," SR_ACC12 "\n\t movapd %%xmm14, %%xmm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r,0,1,2,3,4,5\n\t mulpd %%xmm14, %%xmm\\r\n\t .endr\n\t"
+      ".irp r,6,7,8,9,10,11\n\t addpd %%xmm15, %%xmm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+__attribute__((target("avx"))) void avx_float(std::uint64_t n) {
+  const float one = 1.0f, tiny = 1e-7f;
+  __asm__ volatile(
+      "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
+      ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r,0,1,2,3,4,5\n\t vmulps %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+      ".irp r,6,7,8,9,10,11\n\t vaddps %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+__attribute__((target("avx"))) void avx_double(std::uint64_t n) {
+  const double one = 1.0, tiny = 1e-12;
+  __asm__ volatile(
+      "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
+      ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r,0,1,2,3,4,5\n\t vmulpd %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+      ".irp r,6,7,8,9,10,11\n\t vaddpd %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+// acc += 1 * tiny on twelve chains.
+__attribute__((target("avx,fma"))) void fma256_float(std::uint64_t n) {
+  const float one = 1.0f, tiny = 1e-7f;
+  __asm__ volatile(
+      "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
+      ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r," SR_ACC12 "\n\t vfmadd231ps %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+__attribute__((target("avx,fma"))) void fma256_double(std::uint64_t n) {
+  const double one = 1.0, tiny = 1e-12;
+  __asm__ volatile(
+      "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
+      ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r," SR_ACC12 "\n\t vfmadd231pd %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
+        "xmm15", "cc");
+}
+
+// 32 registers at 512 bits: twenty-four accumulators, operands in 30 and 31.
+#define SR_ACC24 SR_ACC12 ",12,13,14,15,16,17,18,19,20,21,22,23"
+#define SR_ZMM_CLOBBERS                                                                                             \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
+      "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30", "xmm31", "cc"
+
+__attribute__((target("avx512f"))) void avx512_float(std::uint64_t n) {
+  const float one = 1.0f, tiny = 1e-7f;
+  __asm__ volatile(
+      "vbroadcastss %[one], %%zmm30\n\t vbroadcastss %[tiny], %%zmm31\n\t"
+      ".irp r," SR_ACC24 "\n\t vmovaps %%zmm30, %%zmm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r," SR_ACC24 "\n\t vfmadd231ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : SR_ZMM_CLOBBERS);
+}
+
+__attribute__((target("avx512f"))) void avx512_double(std::uint64_t n) {
+  const double one = 1.0, tiny = 1e-12;
+  __asm__ volatile(
+      "vbroadcastsd %[one], %%zmm30\n\t vbroadcastsd %[tiny], %%zmm31\n\t"
+      ".irp r," SR_ACC24 "\n\t vmovapd %%zmm30, %%zmm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r," SR_ACC24 "\n\t vfmadd231pd %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [one] "m"(one), [tiny] "m"(tiny)
+      : SR_ZMM_CLOBBERS);
+}
+
+// vdpbf16ps: each float lane += a0*b0 + a1*b1 over a pair of bfloat16
+// (0x3f80 is 1.0), 4 FLOPs per lane.
+__attribute__((target("avx512f,avx512bf16"))) void avx512_bf16_dot(std::uint64_t n) {
+  const std::uint32_t ones = 0x3f803f80u;
+  const float start = 1.0f;
+  __asm__ volatile(
+      "vpbroadcastd %[ones], %%zmm30\n\t vpbroadcastd %[ones], %%zmm31\n\t vbroadcastss %[start], %%zmm0\n\t"
+      ".irp r," SR_ACC24 "\n\t vmovaps %%zmm0, %%zmm\\r\n\t .endr\n\t"
+      "1:\n\t"
+      ".irp r," SR_ACC24 "\n\t vdpbf16ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
+      : [n] "+r"(n)
+      : [ones] "m"(ones), [start] "m"(start)
+      : SR_ZMM_CLOBBERS);
+}
+
+}  // namespace
+
+bool loop_available(const CpuIsa& cpu, CoreLoop loop) {
+  if (loop.type == coll::DataType::BFloat16) return loop.isa == VectorIsa::Avx512 && cpu.avx512f && cpu.avx512_bf16;
+  if (loop.type != coll::DataType::Float && loop.type != coll::DataType::Double) return false;
+  return cpu.has(loop.isa);
+}
+
+double flops_per_iteration(CoreLoop loop) {
+  // Lanes of one instruction times its FLOPs per lane, times the
+  // instructions of an iteration (12, or 24 at 512 bits).
+  const double lanes_f32 = loop.isa == VectorIsa::Sse ? 4 : loop.isa == VectorIsa::Avx512 ? 16 : 8;
+  const double lanes = loop.type == coll::DataType::Double ? lanes_f32 / 2 : lanes_f32;
+  const bool fused = loop.isa == VectorIsa::Fma256 || loop.isa == VectorIsa::Avx512;
+  const double per_lane = loop.type == coll::DataType::BFloat16 ? 4 : fused ? 2 : 1;
+  const double instructions = loop.isa == VectorIsa::Avx512 ? 24 : 12;
+  return instructions * lanes * per_lane;
+}
+
+void run_core_loop(CoreLoop loop, std::uint64_t iterations) {
+  if (iterations == 0) iterations = 1;
+  const bool dbl = loop.type == coll::DataType::Double;
+  if (loop.type == coll::DataType::BFloat16) return avx512_bf16_dot(iterations);
+  switch (loop.isa) {
+    case VectorIsa::Sse: return dbl ? sse_double(iterations) : sse_float(iterations);
+    case VectorIsa::Avx: return dbl ? avx_double(iterations) : avx_float(iterations);
+    case VectorIsa::Fma256: return dbl ? fma256_double(iterations) : fma256_float(iterations);
+    case VectorIsa::Avx512: return dbl ? avx512_double(iterations) : avx512_float(iterations);
+  }
+}
+
+bool clock_loop_available() { return true; }
+
+void run_clock_loop(std::uint64_t iterations) {
+  if (iterations == 0) iterations = 1;
+  __asm__ volatile(
+      "xor %%eax, %%eax\n\t"
+      "1:\n\t"
+      ".rept 100\n\t add $1, %%rax\n\t .endr\n\t"
+      "dec %[n]\n\t jnz 1b\n\t"
+      : [n] "+r"(iterations)
+      :
+      : "rax", "cc");
+}
+
+}  // namespace shardroof::hw

@@ -1,0 +1,59 @@
+// The core's own compute peak, measured with core_loops.h: the clock the
+// core runs at and each loop's FLOP/s, hence FLOP per cycle per level and
+// datatype (which also shows how many FMA units of which width the core
+// has, with no table of CPU models to go stale). Per process, no MPI
+// (ceilings/ceilings.h runs it on every rank at once).
+//
+// Each rate is the fastest of many short repetitions (about a millisecond
+// each), interleaved with the clock loop: a hardware limit is an upper
+// bound, and a repetition that the OS preempted or a neighbour slowed only
+// takes longer, so the fastest one is the limit's estimate. The loops
+// touch no memory, so nothing is cached that a later repetition could
+// benefit from.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/types.h"
+#include "hardware/core_loops.h"
+#include "hardware/cpu_isa.h"
+
+namespace shardroof::hw {
+
+struct LoopRate {
+  CoreLoop loop;
+  double flops_per_s = 0;  // the fastest repetition's
+};
+
+struct CorePeak {
+  double clock_hz = 0;           // the clock loop's fastest repetition; 0: not measured
+  std::vector<LoopRate> rates;   // every loop this CPU runs, in the order of kVectorIsas, float then double then bfloat16
+  int repetitions = 0;
+  double repetition_s = 0;       // about how long one repetition of a loop runs
+
+  bool measured() const { return clock_hz > 0 && !rates.empty(); }
+  // The rate of one loop, or nullptr when it was not measured.
+  const LoopRate* rate(CoreLoop loop) const;
+  // The fastest loop for `type`'s arithmetic (BFloat16: the AVX512_BF16 dot
+  // where the CPU has it); nullptr when none was measured. Among loops
+  // within 10% of the fastest the widest is returned: a tie is the same
+  // units (a 512-bit FMA split into two 256-bit halves), and the wider
+  // kernel is the one a library tunes for such a core.
+  const LoopRate* fastest(coll::DataType type) const;
+};
+
+// FLOPs per cycle of a rate at the measured clock.
+double flop_per_cycle(const LoopRate& r, double clock_hz);
+
+// Every loop a CPU with `cpu` runs for `types` (Float, Double, BFloat16),
+// in the order CorePeak::rates keeps.
+std::vector<CoreLoop> loops_for(const CpuIsa& cpu, const std::vector<coll::DataType>& types);
+
+// Measures the clock and every loop of `loops`, `repetitions` times each,
+// interleaved, each repetition sized to about `repetition_s`. Returns an
+// unmeasured CorePeak where this build has no loops.
+CorePeak measure_core_peak(const std::vector<CoreLoop>& loops, int repetitions = 30, double repetition_s = 1e-3);
+
+}  // namespace shardroof::hw

@@ -1,0 +1,236 @@
+#include "report/hardware_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/environment.h"
+
+namespace shardroof {
+namespace {
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+std::string flops_text(double f) {
+  return f >= 1e12 ? fmt::format("{:.1f} TFLOP/s", f / 1e12) : fmt::format("{:.1f} GFLOP/s", f / 1e9);
+}
+
+// "float 32.0 FLOP/cycle (AVX-512 FMA; AVX2+FMA 32.0, AVX 16.0, SSE 8.0)"
+std::string loops_text(const hw::CorePeak& core, coll::DataType type) {
+  const hw::LoopRate* best = core.fastest(type);
+  if (!best) return "";
+  std::vector<std::string> others;
+  for (auto it = core.rates.rbegin(); it != core.rates.rend(); ++it)
+    if (it->loop.type == type && &*it != best)
+      others.push_back(fmt::format("{} {:.1f}", hw::to_string(it->loop.isa), hw::flop_per_cycle(*it, core.clock_hz)));
+  const std::string name = type == coll::DataType::BFloat16 ? "bfloat16" : std::string(coll::to_string(type));
+  return fmt::format("{} {:.1f} FLOP/cycle ({}{}{})", name, hw::flop_per_cycle(*best, core.clock_hz),
+                     type == coll::DataType::BFloat16 ? "AVX512_BF16 dot" : std::string(hw::loop_text(best->loop.isa)),
+                     others.empty() ? "" : "; ", join(others, ", "));
+}
+
+bool gpu_clock_low(const hw::GpuDevice& g) {
+  return g.clock_hz && g.max_clock_hz > 0 && *g.clock_hz < hw::kBelowShare * g.max_clock_hz;
+}
+
+bool pcie_narrow(const hw::GpuDevice& g) {
+  return g.pcie_width && g.pcie_max_width && *g.pcie_width < *g.pcie_max_width;
+}
+
+}  // namespace
+
+std::vector<std::string> hardware_warnings(const HardwareLimits& h, const std::vector<coll::DataType>& types) {
+  std::vector<std::string> out;
+  for (const auto t : types) {
+    const auto v = h.blas_verdict(t);
+    if (!v || !v->below_cpu || !*v->below_cpu) continue;
+    std::string line = fmt::format("WARNING ({}): {}. Every GEMM rate, %peak, regime and D* here is this BLAS's, not "
+                                   "the machine's.",
+                                   coll::to_string(t), v->cause);
+    if (!v->fix.empty()) line += " Fix: " + v->fix + ".";
+    // One line per distinct cause: float and double share a kernel.
+    if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+  }
+  if (h.gpu && gpu_clock_low(*h.gpu))
+    out.push_back(fmt::format("WARNING: rank {}'s GPU ran at {} right after the timed GEMMs, {:.2f}x its maximum {}{}: "
+                              "every GPU rate here is the throttled GPU's",
+                              h.gpu_clock_rank, hw::ghz_text(*h.gpu->clock_hz), *h.gpu->clock_hz / h.gpu->max_clock_hz,
+                              hw::ghz_text(h.gpu->max_clock_hz),
+                              h.gpu->clock_limits.empty() ? "" : " (the driver names: " + h.gpu->clock_limits + ")"));
+  if (h.gpu && pcie_narrow(*h.gpu))
+    out.push_back(fmt::format("WARNING: the GPU's PCIe link trained at x{}, below its x{}: host-device copies run at "
+                              "{:.1f} GB/s at most instead of {:.1f} GB/s (reseat the card or check the slot)",
+                              *h.gpu->pcie_width, *h.gpu->pcie_max_width,
+                              hw::pcie_bytes_per_s(h.gpu->pcie_gen.value_or(0), *h.gpu->pcie_width) / 1e9,
+                              hw::pcie_bytes_per_s(h.gpu->pcie_max_gen.value_or(0), *h.gpu->pcie_max_width) / 1e9));
+  return out;
+}
+
+std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll::DataType>& types) {
+  std::string out;
+  if (h.gpu) {
+    const auto& g = *h.gpu;
+    out += fmt::format("# GPU: {}, compute capability {}.{}, {} SMs, SM clock {} at most", g.name, g.cc_major,
+                       g.cc_minor, g.sm_count, hw::ghz_text(g.max_clock_hz));
+    if (g.clock_hz)
+      out += fmt::format(", {} now (the lowest rank, {}{})", hw::ghz_text(*g.clock_hz), h.gpu_clock_rank,
+                         g.clock_limits.empty() ? "" : "; held by: " + g.clock_limits);
+    if (g.pcie_gen && g.pcie_width)
+      out += fmt::format("; PCIe Gen{} x{} ({:.1f} GB/s each way; the card's best Gen{} x{}; an idle link may run "
+                         "at a lower generation)",
+                         *g.pcie_gen, *g.pcie_width, hw::pcie_bytes_per_s(*g.pcie_gen, *g.pcie_width) / 1e9,
+                         g.pcie_max_gen.value_or(0), g.pcie_max_width.value_or(0));
+    if (!g.nvml.empty()) out += "; no clock now or PCIe link: " + g.nvml;
+    out += "\n";
+    std::vector<std::string> peaks;
+    for (const auto t : types) {
+      if (const auto lim = h.compute_limit(t))
+        peaks.push_back(fmt::format("{} {} ({}: {})", coll::to_string(t), flops_text(lim->flops_per_s),
+                                    lim->name.substr(lim->name.find("GPU's ") + 6), lim->formula));
+      else
+        peaks.push_back(fmt::format("{} unknown (no table row for compute capability {}.{})", coll::to_string(t),
+                                    g.cc_major, g.cc_minor));
+    }
+    out += "# the GPU's own peak (SMs x FLOP per cycle per SM x the maximum clock): " + join(peaks, "; ") + "\n";
+  } else {
+    out += fmt::format("# CPU: {} ({}); BLAS: {}\n", h.cpu_model.empty() ? "unknown model" : h.cpu_model,
+                       h.cpu.x86 ? join(hw::isa_names(h.cpu), ", ") : "vector instruction sets not read on this "
+                                                                          "architecture",
+                       blas_text(h.blas));
+    if (h.core.measured()) {
+      std::vector<std::string> loops;
+      std::vector<coll::DataType> shown;
+      for (const auto t : types) {
+        if (t == coll::DataType::BFloat16 && !h.core.fastest(coll::DataType::BFloat16)) continue;
+        if (std::find(shown.begin(), shown.end(), t) != shown.end()) continue;
+        shown.push_back(t);
+        if (const std::string s = loops_text(h.core, t); !s.empty()) loops.push_back(s);
+      }
+      out += fmt::format("# the core's own peak (register-only loops, the fastest of {} repetitions of about {:.0f} ms "
+                         "on every rank at once, the slowest rank's): clock {}; {}\n",
+                         h.core.repetitions, h.core.repetition_s * 1e3, hw::ghz_text(h.core.clock_hz),
+                         join(loops, "; "));
+    } else {
+      out += "# the core's own peak: not measured (no register-only loops for this architecture)\n";
+    }
+  }
+  for (const auto& w : hardware_warnings(h, types)) out += "# " + w + "\n";
+  return out;
+}
+
+std::string compute_share_text(double flops_per_s, const std::optional<hw::ComputeLimit>& limit) {
+  if (!limit || !(limit->flops_per_s > 0)) return "";
+  return fmt::format(" = {:.2f}x {} ({}: {})", flops_per_s / limit->flops_per_s, limit->name,
+                     flops_text(limit->flops_per_s), limit->formula);
+}
+
+std::string reduce_share_text(double s_per_elem, const HardwareLimits& h, coll::DataType type) {
+  if (h.gpu || !(s_per_elem > 0)) return "";
+  const auto bound = hw::reduce_bound_s_per_elem(h.core, h.cpu, coll::size_of(type));
+  const auto widest = h.cpu.widest();
+  if (!bound || !widest) return "";
+  return fmt::format(" = {:.1f}x the core's bound of {:.3f} ns (one {}-bit vector of sums per cycle at {})",
+                     s_per_elem / *bound, *bound * 1e9, 8 * hw::vector_bytes(*widest), hw::ghz_text(h.core.clock_hz));
+}
+
+std::string pair_line_rate_text(const std::optional<hw::LineRate>& r, double W_bytes_per_s) {
+  if (!r || !(r->bits_per_s > 0)) return "";
+  return fmt::format("{:.2f}x of {} ({})", W_bytes_per_s / (r->bits_per_s / 8), hw::bits_text(r->bits_per_s), r->where);
+}
+
+std::string ring_line_rate_text(const hw::RingLineRate& r, double W_bytes_per_s) {
+  if (r.pairs == 0) return "";
+  if (r.pairs_in_memory == r.pairs) return "no line rate: the ranks share one host (their link is memory)";
+  if (!r.rate)
+    return fmt::format("no line rate: nothing reports the rate of the interfaces the ranks use ({} of {} pairs leave "
+                       "a host)",
+                       r.pairs - r.pairs_in_memory, r.pairs);
+  std::string out = fmt::format("line rate {} = {:.3f} GB/s ({}: {})", hw::bits_text(r.rate->bits_per_s),
+                                r.rate->bits_per_s / 8 / 1e9, r.rate->where, r.rate->source);
+  if (W_bytes_per_s > 0) out += fmt::format(": W = {:.2f}x of it", W_bytes_per_s / (r.rate->bits_per_s / 8));
+  if (r.pairs_in_memory > 0) out += fmt::format(" ({} of {} pairs share a host instead)", r.pairs_in_memory, r.pairs);
+  if (r.pairs_unknown > 0) out += fmt::format(" ({} pairs report no rate)", r.pairs_unknown);
+  return out;
+}
+
+nlohmann::json line_rate_json(const std::optional<hw::LineRate>& r, double W_bytes_per_s) {
+  if (!r) return nullptr;
+  return {{"bits_per_s", r->bits_per_s},
+          {"bytes_per_s", r->bits_per_s / 8},
+          {"interface", r->where},
+          {"source", r->source},
+          {"W_share", W_bytes_per_s > 0 ? nlohmann::json(W_bytes_per_s / (r->bits_per_s / 8)) : nlohmann::json()}};
+}
+
+nlohmann::json ring_line_rate_json(const hw::RingLineRate& r, double W_bytes_per_s) {
+  nlohmann::json out = line_rate_json(r.rate, W_bytes_per_s);
+  if (out.is_null()) out = nlohmann::json::object();
+  out["pairs"] = r.pairs;
+  out["pairs_in_memory"] = r.pairs_in_memory;
+  out["pairs_without_rate"] = r.pairs_unknown;
+  out["text"] = ring_line_rate_text(r, W_bytes_per_s);
+  return out;
+}
+
+nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::DataType>& types) {
+  nlohmann::json out;
+  out["cpu_model"] = h.cpu_model;
+  out["cpu_isa"] = hw::isa_names(h.cpu);
+  out["blas"] = blas_json(h.blas, hw::isa_names(h.cpu));
+  out["threads_per_rank"] = h.threads;
+  if (h.core.measured()) {
+    nlohmann::json core;
+    core["clock_hz"] = h.core.clock_hz;
+    core["aggregation"] = fmt::format("the fastest of {} repetitions per rank (a hardware limit is an upper bound), "
+                                      "min over the ranks, every rank at once",
+                                      h.core.repetitions);
+    core["loops"] = nlohmann::json::array();
+    for (const auto& r : h.core.rates)
+      core["loops"].push_back({{"isa", std::string(hw::to_string(r.loop.isa))},
+                               {"datatype", coll::to_string(r.loop.type)},
+                               {"arithmetic", r.loop.type == coll::DataType::BFloat16
+                                                  ? std::string("AVX512_BF16 dot")
+                                                  : std::string(hw::loop_text(r.loop.isa))},
+                               {"flops_per_s", r.flops_per_s},
+                               {"flop_per_cycle", hw::flop_per_cycle(r, h.core.clock_hz)}});
+    out["core"] = core;
+  }
+  if (h.gpu) {
+    const auto& g = *h.gpu;
+    nlohmann::json gpu = {{"name", g.name},
+                          {"compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
+                          {"sm_count", g.sm_count},
+                          {"max_clock_hz", g.max_clock_hz}};
+    gpu["clock_hz"] = g.clock_hz ? nlohmann::json(*g.clock_hz) : nlohmann::json();
+    gpu["clock_rank"] = h.gpu_clock_rank;
+    gpu["clock_limits"] = g.clock_limits;
+    gpu["pcie_gen"] = g.pcie_gen ? nlohmann::json(*g.pcie_gen) : nlohmann::json();
+    gpu["pcie_width"] = g.pcie_width ? nlohmann::json(*g.pcie_width) : nlohmann::json();
+    gpu["pcie_max_gen"] = g.pcie_max_gen ? nlohmann::json(*g.pcie_max_gen) : nlohmann::json();
+    gpu["pcie_max_width"] = g.pcie_max_width ? nlohmann::json(*g.pcie_max_width) : nlohmann::json();
+    gpu["nvml"] = g.nvml;
+    if (const auto* row = hw::sm_throughput(g.cc_major, g.cc_minor)) gpu["table_source"] = row->source;
+    out["gpu"] = gpu;
+  }
+  out["peaks"] = nlohmann::json::array();
+  out["blas_verdicts"] = nlohmann::json::array();
+  for (const auto t : types) {
+    if (const auto lim = h.compute_limit(t))
+      out["peaks"].push_back({{"datatype", coll::to_string(t)},
+                              {"flops_per_s_per_rank", lim->flops_per_s},
+                              {"name", lim->name},
+                              {"formula", lim->formula}});
+    if (const auto v = h.blas_verdict(t)) {
+      nlohmann::json env = nlohmann::json::object();
+      set_blas_verdict(env, *v);
+      out["blas_verdicts"].push_back(env["blas"]);
+    }
+  }
+  return out;
+}
+
+}  // namespace shardroof
