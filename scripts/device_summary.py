@@ -93,11 +93,32 @@ def gemm_section(out, results):
     s = doc.get("settings", {})
     out.append(f"cuBLAS GEMM {s.get('size')}^3 per GPU: median of {s.get('iters')} timed calls after "
                f"{s.get('warmup')} warm-ups (CUDA events)")
-    out.append(f"  {'datatype':<9} {'TFLOP/s':>8} {'of 989':>7} {'of 788':>7}  arithmetic")
+    gpu = (doc.get("hardware") or {}).get("gpu") or {}
+    if gpu:
+        clock = gpu.get("clock_hz")
+        line = (f"GPU: {gpu.get('name')}, compute capability {gpu.get('compute_capability')}, "
+                f"{gpu.get('sm_count')} SMs, SM clock {gpu.get('max_clock_hz', 0) / 1e9:.2f} GHz at most")
+        if clock:
+            line += (f", {clock / 1e9:.2f} GHz right after the GEMMs (rank {gpu.get('clock_rank')}"
+                     f"{'; held by: ' + gpu['clock_limits'] if gpu.get('clock_limits') else ''})")
+        if gpu.get("pcie_gen"):
+            line += (f"; PCIe Gen{gpu['pcie_gen']} x{gpu.get('pcie_width')} "
+                     f"(best Gen{gpu.get('pcie_max_gen')} x{gpu.get('pcie_max_width')})")
+        if gpu.get("nvml"):
+            line += f"; {gpu['nvml']}"
+        out.append(line)
+    out.append(f"  {'datatype':<9} {'TFLOP/s':>8} {'of 989':>7} {'of 788':>7} {'x hw':>6}  arithmetic")
     for g in node["gemm"]:
         t = g["flops_per_s"]
+        hw = g.get("hardware") or {}
+        share = f"{hw['share']:6.2f}" if hw.get("share") else f"{'-':>6}"
         out.append(f"  {g['datatype']:<9} {t / 1e12:8.1f} {t / H200_DENSE_BF16:7.1%} {t / PYTORCH_H200_BF16:7.1%}"
-                   f"  {g.get('arithmetic', '')}")
+                   f" {share}  {g.get('arithmetic', '')}")
+    for g in node["gemm"]:
+        hw = g.get("hardware") or {}
+        if hw:
+            out.append(f"  x hw, {g['datatype']}: {hw.get('name')} = {hw.get('flops_per_s_per_rank', 0) / 1e12:.0f} "
+                       f"TFLOP/s ({hw.get('formula')})")
     out.append("  (989: the H200's dense bfloat16/half rate, datasheet; 788: PyTorch's bfloat16 8192^3 "
                "on an H200; float here is FP32 without TF32, datasheet 67)")
     for g in node["gemm"]:

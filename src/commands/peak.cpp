@@ -44,6 +44,7 @@ struct PeakFlags {
   OutputFlags output;
   BaselineFlags baseline;
   std::string expect_C;
+  bool blas_coretype = false;
 };
 
 struct PeakPlan {
@@ -85,10 +86,16 @@ class PeakCommand final : public Command {
     add_timing_flags(app, f_.timing);
     add_json_flag(app, f_.output);
     add_expect_c_flag(app, f_.expect_C);
+    app.add_flag("--blas-coretype", f_.blas_coretype,
+                 "Only judge the BLAS kernel against this CPU (the register-only loops, well under a second) and "
+                 "print two lines: the OPENBLAS_CORETYPE value that fixes a kernel below the CPU, or '-' where "
+                 "none is needed or none helps; then the verdict in words (scripts/quickstart.sh and the Slurm "
+                 "scripts use it)");
     add_baseline_flags(app, f_.baseline);
   }
 
   int run(RunContext& ctx) override {
+    if (f_.blas_coretype) return print_blas_coretype(ctx);
     PeakPlan plan;
     std::vector<GateExpectation> expectations;
     const NodeMemory memory = node_memory(ctx.mpi.world());
@@ -192,6 +199,21 @@ class PeakCommand final : public Command {
   }
 
  private:
+  // --blas-coretype: the kernel judged for float and double on the CPU
+  // backend; the first fix found, with its cause.
+  int print_blas_coretype(RunContext& ctx) {
+    std::unique_ptr<ComputeBackend> backend;
+    run_agreed(ctx.mpi.world(), [&] {
+      if (backend_flag(f_.compute.backend) != Backend::Cpu)
+        throw_usage("--blas-coretype: judges the CPU's BLAS; it takes no --backend {}", f_.compute.backend);
+      backend = make_compute_backend(Backend::Cpu, {1, false}, ctx.mpi.world());
+    });
+    const std::vector<coll::DataType> types{coll::DataType::Float, coll::DataType::Double};
+    const HardwareLimits hardware = measure_hardware_limits(*backend, ctx.mpi.world(), types, 1, false);
+    ctx.out << blas_coretype_text(hardware, types);
+    return 0;
+  }
+
   // Each step allocates three arrays and a host staging copy of one: the
   // GEMM's operands (size^2 elements each), the memory kernels' arrays, the
   // reduction's operands. The largest step must fit.

@@ -122,6 +122,26 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
   return out;
 }
 
+std::string blas_coretype_text(const HardwareLimits& h, const std::vector<coll::DataType>& types) {
+  std::optional<hw::KernelVerdict> first;
+  for (const auto t : types) {
+    const auto v = h.blas_verdict(t);
+    if (!v) continue;
+    if (!first) first = v;
+    if (v->below_cpu && *v->below_cpu && !v->fix_coretype.empty()) return v->fix_coretype + "\n" + v->cause + "\n";
+  }
+  if (!first || !first->below_cpu)
+    return fmt::format("-\n{}: not judged ({})\n", blas_text(h.blas),
+                       h.blas.kernel_isa ? "the core's loops were not measured" : "a kernel this program does not know");
+  if (*first->below_cpu) return "-\n" + first->cause + " (no OPENBLAS_CORETYPE fixes it)\n";
+  return fmt::format("-\n{} on a CPU whose fastest {} loop is {} ({:.1f} FLOP/cycle): the kernel's own level reaches "
+                     "{:.2f}x of it, right for this CPU\n",
+                     blas_text(h.blas), coll::to_string(first->type),
+                     first->best_isa ? std::string(hw::to_string(*first->best_isa)) : std::string("?"),
+                     h.core.clock_hz > 0 ? first->best_flops / h.core.clock_hz : 0.0,
+                     first->best_flops > 0 ? first->kernel_flops / first->best_flops : 0.0);
+}
+
 std::string compute_share_text(double flops_per_s, const std::optional<hw::ComputeLimit>& limit) {
   if (!limit || !(limit->flops_per_s > 0)) return "";
   return fmt::format(" = {:.2f}x {} ({}: {})", flops_per_s / limit->flops_per_s, limit->name,

@@ -25,6 +25,11 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
 // repeats what the header said).
 std::vector<std::string> hardware_warnings(const HardwareLimits& h, const std::vector<coll::DataType>& types);
 
+// peak --blas-coretype's two lines: the OPENBLAS_CORETYPE that fixes a
+// kernel below the CPU for the first of `types` where one does ('-' where
+// none is needed or none helps), then the verdict in words.
+std::string blas_coretype_text(const HardwareLimits& h, const std::vector<coll::DataType>& types);
+
 // " = 0.88x this core's AVX-512 FMA peak (118.2 GFLOP/s: 32.0 FLOP/cycle x
 // 3.69 GHz x 1 thread)"; "" without a limit.
 std::string compute_share_text(double flops_per_s, const std::optional<hw::ComputeLimit>& limit);

@@ -118,5 +118,23 @@ TEST(CommonFlags, BadValuesAreUsageErrorsWithOneWording) {
   EXPECT_FALSE(check_enabled(0));
 }
 
+
+TEST(CommonFlags, HardwareGatesTakeAFractionAndNothingElseTakesThem) {
+  const ExpectFlag hw = expect_flag("hw:0.7", "--expect-C", false, true);
+  EXPECT_DOUBLE_EQ(hw.hardware_fraction, 0.7);
+  EXPECT_TRUE(hw.set());
+  EXPECT_DOUBLE_EQ(expect_flag("100G", "--expect-C", false, true).at_least, 100e9);
+  EXPECT_NE(usage_error([] { expect_flag("hw:0.7", "--expect-busbw", true); }).find("hw: gates are"),
+            std::string::npos);
+  EXPECT_NE(usage_error([] { expect_flag("hw:1.5", "--expect-C", false, true); }).find("at most 1"),
+            std::string::npos);
+  EXPECT_NE(usage_error([] { expect_flag("hw:", "--expect-W", false, true); }).find("hw:F takes"), std::string::npos);
+  // A bare number stays refused, with the hw: form named.
+  const std::string bare = usage_error([] { expect_flag("0.7", "--expect-C", false, true); });
+  EXPECT_NE(bare.find("no unit"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("hw:F"), std::string::npos) << bare;
+  EXPECT_FALSE(expect_flag("", "--expect-C", false, true).set());
+}
+
 }  // namespace
 }  // namespace shardroof

@@ -205,5 +205,70 @@ TEST(GateSettings, OtherSettingsAreRefusedNamingEachField) {
   EXPECT_THROW(require_comparable(run, json{{"command", "coll"}}, "b"), UsageError);
 }
 
+
+// A peak record of one node: float's large GEMM beside the hardware's
+// peak, its thin GEMM, and a double GEMM whose peak is not known.
+json peak_record() {
+  json gemm = json::array();
+  gemm.push_back({{"datatype", "float"}, {"m", 1024}, {"n", 1024}, {"k", 1024}, {"flops_per_s", 80e9},
+                  {"thin", json::array({{{"k", 16}, {"flops_per_s", 20e9}}})},
+                  {"hardware", {{"flops_per_s_per_rank", 100e9}, {"share", 0.8}}}});
+  gemm.push_back({{"datatype", "double"}, {"m", 1024}, {"n", 1024}, {"k", 1024}, {"flops_per_s", 40e9},
+                  {"thin", json::array()}, {"hardware", nullptr}});
+  return {{"command", "peak"}, {"nodes", json::array({{{"host", "a"}, {"ranks", 1}, {"gemm", gemm}}})}};
+}
+
+TEST(GateHardware, PeaksLargeGemmIsCBesideTheHardwaresPeak) {
+  const auto metrics = metrics_of(peak_record());
+  std::size_t c = 0, thin = 0;
+  for (const auto& m : metrics) {
+    if (m.name == "C") ++c;
+    if (m.name == "GEMM") ++thin;
+  }
+  EXPECT_EQ(c, 2u);
+  EXPECT_EQ(thin, 1u);
+  Verdict pass;
+  check_hardware_expectation(pass, metrics, "C", 0.7, "hw:0.7");
+  ASSERT_EQ(pass.checks.size(), 1u);  // double has no hardware peak: not judged
+  EXPECT_TRUE(pass.passed());
+  EXPECT_DOUBLE_EQ(pass.checks[0].limit, 70e9);
+  Verdict fail;
+  check_hardware_expectation(fail, metrics, "C", 0.9, "hw:0.9");
+  EXPECT_FALSE(fail.passed());
+  EXPECT_NEAR(fail.checks[0].worse_by, 1 - 80.0 / 90.0, 1e-12);
+  // A rate gate judges C only, not the thin GEMMs.
+  Verdict rate;
+  check_expectation(rate, metrics, "C", 30e9, 0, "30G");
+  EXPECT_EQ(rate.checks.size(), 2u);
+  EXPECT_TRUE(rate.passed());
+}
+
+TEST(GateHardware, NothingWithALimitIsAProblem) {
+  json doc = peak_record();
+  doc["nodes"][0]["gemm"][0]["hardware"] = nullptr;
+  Verdict v;
+  check_hardware_expectation(v, metrics_of(doc), "C", 0.5, "hw:0.5");
+  EXPECT_TRUE(v.checks.empty());
+  EXPECT_EQ(v.problems.size(), 1u);
+  EXPECT_FALSE(v.passed());
+}
+
+TEST(GateHardware, LinkPairsAndTheSweepsCCarryTheirLimits) {
+  json link = {{"command", "link"},
+               {"pairs", json::array({{{"src", 0}, {"dst", 1}, {"W_bytes_per_s", 0.1e9},
+                                       {"line_rate", {{"bytes_per_s", 0.125e9}}}},
+                                      {{"src", 0}, {"dst", 2}, {"W_bytes_per_s", 5e9}, {"line_rate", nullptr}}})}};
+  Verdict v;
+  check_hardware_expectation(v, metrics_of(link), "W", 0.9, "hw:0.9");
+  ASSERT_EQ(v.checks.size(), 1u);  // the pair in memory has no line rate
+  EXPECT_FALSE(v.passed());        // 0.8 of the line rate
+  json sweep = {{"command", "sweep"},
+                {"ceilings", {{"C_flops_per_s", 60e9}, {"hardware_peak", {{"flops_per_s_per_rank", 120e9}}}}}};
+  Verdict s;
+  check_hardware_expectation(s, metrics_of(sweep), "C", 0.4, "hw:0.4");
+  ASSERT_EQ(s.checks.size(), 1u);
+  EXPECT_TRUE(s.passed());
+}
+
 }  // namespace
 }  // namespace shardroof::gate
