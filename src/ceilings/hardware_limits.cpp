@@ -54,17 +54,24 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
   if (std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end())
     wanted.push_back(coll::DataType::Float);
   const std::vector<hw::CoreLoop> mine = hw::loops_for(out.cpu, wanted);
-  MPI_Barrier(comm);
-  const hw::CorePeak local = hw::measure_core_peak(mine);
+  // One loop at a time on every rank at once (a barrier before each slot,
+  // so ranks whose CPUs lack a loop still meet the others at every one):
+  // units two ranks share are measured shared.
+  constexpr int kRepetitions = 30;
+  constexpr double kRepetitionS = 1e-3;
   const std::vector<hw::CoreLoop> slots = all_loop_slots();
   std::vector<double> values(slots.size() + 1, 0.0);
-  values[0] = local.clock_hz;
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    if (const hw::LoopRate* r = local.rate(slots[i])) values[i + 1] = r->flops_per_s;
+  MPI_Barrier(comm);
+  values[0] = hw::measure_clock_hz(kRepetitions, kRepetitionS);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    MPI_Barrier(comm);
+    if (std::find(mine.begin(), mine.end(), slots[i]) != mine.end())
+      values[i + 1] = hw::measure_loop_flops(slots[i], kRepetitions, kRepetitionS);
+  }
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN, comm);
+  out.core.repetitions = kRepetitions;
+  out.core.repetition_s = kRepetitionS;
   out.core.clock_hz = values[0];
-  out.core.repetitions = local.repetitions;
-  out.core.repetition_s = local.repetition_s;
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (values[i + 1] > 0) out.core.rates.push_back({slots[i], values[i + 1]});
   return out;

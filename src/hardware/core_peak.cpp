@@ -63,26 +63,45 @@ std::vector<CoreLoop> loops_for(const CpuIsa& cpu, const std::vector<coll::DataT
   return out;
 }
 
-CorePeak measure_core_peak(const std::vector<CoreLoop>& loops, int repetitions, double repetition_s) {
+namespace {
+
+// The fastest of the repetitions of one loop, in units of work per second.
+double fastest(const std::function<void(std::uint64_t)>& run, double work_per_iteration, int repetitions,
+               double repetition_s) {
+  const std::uint64_t n = size_to(run, repetition_s);
+  double best = 0;
+  for (int rep = 0; rep < repetitions; ++rep) {
+    const double t = seconds_of([&] { run(n); });
+    if (t > 0) best = std::max(best, work_per_iteration * static_cast<double>(n) / t);
+  }
+  return best;
+}
+
+}  // namespace
+
+double measure_clock_hz(int repetitions, double repetition_s) {
+  if (!clock_loop_available() || repetitions < 1) return 0;
+  return fastest(run_clock_loop, kClockCyclesPerIteration, repetitions, repetition_s);
+}
+
+double measure_loop_flops(CoreLoop loop, int repetitions, double repetition_s) {
+  if (repetitions < 1) return 0;
+  return fastest([&](std::uint64_t k) { run_core_loop(loop, k); }, flops_per_iteration(loop), repetitions,
+                 repetition_s);
+}
+
+CorePeak measure_core_peak(const std::vector<CoreLoop>& loops, int repetitions, double repetition_s,
+                           const std::function<void()>& sync) {
   CorePeak peak;
   if (!clock_loop_available() || loops.empty() || repetitions < 1) return peak;
   peak.repetitions = repetitions;
   peak.repetition_s = repetition_s;
-  const std::uint64_t clock_n = size_to(run_clock_loop, repetition_s);
-  std::vector<std::uint64_t> n;
-  for (const CoreLoop& l : loops) n.push_back(size_to([&](std::uint64_t k) { run_core_loop(l, k); }, repetition_s));
-  double clock_best = 0;
-  std::vector<double> best(loops.size(), 0.0);
-  for (int rep = 0; rep < repetitions; ++rep) {
-    const double tc = seconds_of([&] { run_clock_loop(clock_n); });
-    if (tc > 0) clock_best = std::max(clock_best, kClockCyclesPerIteration * static_cast<double>(clock_n) / tc);
-    for (std::size_t i = 0; i < loops.size(); ++i) {
-      const double t = seconds_of([&] { run_core_loop(loops[i], n[i]); });
-      if (t > 0) best[i] = std::max(best[i], flops_per_iteration(loops[i]) * static_cast<double>(n[i]) / t);
-    }
+  if (sync) sync();
+  peak.clock_hz = measure_clock_hz(repetitions, repetition_s);
+  for (const CoreLoop& l : loops) {
+    if (sync) sync();
+    peak.rates.push_back({l, measure_loop_flops(l, repetitions, repetition_s)});
   }
-  peak.clock_hz = clock_best;
-  for (std::size_t i = 0; i < loops.size(); ++i) peak.rates.push_back({loops[i], best[i]});
   return peak;
 }
 

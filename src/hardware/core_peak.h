@@ -5,13 +5,17 @@
 // (ceilings/ceilings.h runs it on every rank at once).
 //
 // Each rate is the fastest of many short repetitions (about a millisecond
-// each), interleaved with the clock loop: a hardware limit is an upper
-// bound, and a repetition that the OS preempted or a neighbour slowed only
-// takes longer, so the fastest one is the limit's estimate. The loops
-// touch no memory, so nothing is cached that a later repetition could
-// benefit from.
+// each): a hardware limit is an upper bound, and a repetition that the OS
+// preempted only takes longer, so the fastest one is the limit's estimate.
+// The loops touch no memory, so nothing is cached that a later repetition
+// could benefit from. One loop at a time, all its repetitions together,
+// after `sync` (the ranks' barrier): every rank of a node runs the same
+// loop at the same moment, so units that two ranks share (the two
+// hardware threads of one core) are measured shared, as a sweep's ranks
+// use them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,9 +55,17 @@ double flop_per_cycle(const LoopRate& r, double clock_hz);
 // in the order CorePeak::rates keeps.
 std::vector<CoreLoop> loops_for(const CpuIsa& cpu, const std::vector<coll::DataType>& types);
 
+// The clock: the fastest of `repetitions` runs of the clock loop, each
+// about `repetition_s`; 0 where this build has no clock loop.
+double measure_clock_hz(int repetitions, double repetition_s);
+// One loop's FLOP/s, the fastest of its repetitions (where loop_available).
+double measure_loop_flops(CoreLoop loop, int repetitions, double repetition_s);
+
 // Measures the clock and every loop of `loops`, `repetitions` times each,
-// interleaved, each repetition sized to about `repetition_s`. Returns an
-// unmeasured CorePeak where this build has no loops.
-CorePeak measure_core_peak(const std::vector<CoreLoop>& loops, int repetitions = 30, double repetition_s = 1e-3);
+// each repetition sized to about `repetition_s`, calling `sync` before
+// each (ceilings/ passes a barrier). Returns an unmeasured CorePeak where
+// this build has no loops.
+CorePeak measure_core_peak(const std::vector<CoreLoop>& loops, int repetitions = 30, double repetition_s = 1e-3,
+                           const std::function<void()>& sync = {});
 
 }  // namespace shardroof::hw
