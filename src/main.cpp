@@ -1,4 +1,4 @@
-// shardroof: one executable, five subcommands. Only rank 0 prints.
+// shardroof: one executable, its subcommands. Only rank 0 prints.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +37,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   cmds.push_back(make_link_command());
   cmds.push_back(make_peak_command());
   cmds.push_back(make_predict_command());
+  cmds.push_back(make_combine_command());
   return cmds;
 }
 

@@ -37,5 +37,6 @@ std::unique_ptr<Command> make_sweep_command();
 std::unique_ptr<Command> make_peak_command();
 std::unique_ptr<Command> make_predict_command();
 std::unique_ptr<Command> make_link_command();
+std::unique_ptr<Command> make_combine_command();
 
 }  // namespace shardroof

@@ -23,6 +23,7 @@
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "ceilings/hardware_limits.h"
+#include "launches/records.h"
 #include "report/environment.h"
 #include "report/hardware_report.h"
 #include "link/link_summary.h"
@@ -72,6 +73,7 @@ struct SweepFlags {
   std::string model_link;
   std::string link_from;
   std::string expect_C;
+  std::string history;
 };
 
 std::string toml_value_text(const toml::node& node) {
@@ -175,6 +177,9 @@ class SweepCommand final : public Command {
                    "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
                    "this machine's GEMM with the preset's link");
     app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
+    app.add_option("--history", f_.history,
+                   "A `shardroof combine` --json record of earlier launches with these settings: the interval is "
+                   "also given for the next launch, widened by their launch-to-launch spread");
     add_expect_c_flag(app, f_.expect_C);
     add_baseline_flags(app, f_.baseline);
     apply_builtin_defaults(app);
@@ -235,6 +240,11 @@ class SweepCommand final : public Command {
         measure_hardware_limits(*backend, ctx.mpi.world(), {plan.type}, plan.threads, f_.compute.tf32 == 1);
     const hw::RingLineRate line_rate = hw::ring_line_rate(gather_host_nets(ctx.mpi.world()));
 
+    std::optional<launches::LaunchHistory> history;
+    run_agreed(ctx.mpi.world(), [&] {
+      if (!f_.history.empty()) history = launches::read_history(f_.history, sweep_settings_json(plan, sc), ranks);
+    });
+
     SweepConsoleReporter console(ctx.out);
     console.header(plan, sc);
     ctx.out << hardware_header_text(hardware, {plan.type});
@@ -282,7 +292,8 @@ class SweepCommand final : public Command {
                                          levels->intra.wrong + levels->inter.wrong + levels->inter_alone_wrong));
     std::vector<sweep::PointRecord> points;
     // Every rank holds the same samples and stamps, so every rank's analysis agrees.
-    const sweep::AnalysisOptions analysis_options;
+    sweep::AnalysisOptions analysis_options;
+    analysis_options.history = history;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
     // --overlap auto weighs each K with the book's link (W, alpha, g).
     runner.set_overlap_link(analysis.book);
@@ -427,6 +438,10 @@ class SweepCommand final : public Command {
                          " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
                          "at S, the ring probe) are not traced",
                      plan.backend == Backend::Cuda);
+    // The final analysis adds the book's interval (its inputs drawn again).
+    sweep::AnalysisOptions final_options = analysis_options;
+    final_options.book_interval = true;
+    analysis = sweep::analyze(plan, ranks, ceilings, points, final_options);
     update_document();
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;

@@ -177,9 +177,25 @@ std::string crossover_line(const std::vector<sweep::PointRecord>& points, const 
   switch (e.kind) {
     case sweep::CrossingKind::Bracketed: {
       std::string s = fmt::format("D* = {}", sweep_text::d(*e.D));
-      s += a.interval ? fmt::format(" {} ({:g}% interval)", interval_text(*a.interval), 100 * sweep::kIntervalLevel)
+      s += a.interval ? fmt::format(" {} ({:g}% interval within this launch)", interval_text(*a.interval),
+                                    100 * sweep::kIntervalLevel)
                       : std::string(" (no interval: a point has no samples)");
       s += fmt::format("; compute-bound above it");
+      if (a.interval)
+        s += fmt::format(". The interval covers this launch's iterations, its rounds and the states it saw{}; not "
+                         "what stays fixed for a launch (placement, addresses, the MPI library's segments): `shardroof "
+                         "combine` over launches, or --history, covers that",
+                         a.conditioning_half_width_log > 0
+                             ? fmt::format(", and the uncertainty of T_comm's level over the run ({:.1f}%) "
+                                           "carried to D* at 1/k (+-{:.1f}%)",
+                                           100 * (std::exp(a.t_comm_spread_log) - 1),
+                                           100 * (std::exp(a.conditioning_half_width_log) - 1))
+                             : std::string());
+      if (a.next_launch_interval)
+        s += fmt::format("\nnext launch: D* within {} (95%: this launch's interval widened by the launch-to-launch "
+                         "spread of --history: sd {:.1f}% over {} launches, {})",
+                         interval_text(*a.next_launch_interval), 100 * (std::exp(a.history->between_sd_log) - 1),
+                         a.history->launches, a.history->path);
       if (e.sign_changes() > 1)
         s += fmt::format(". CAUTION: T_math and T_comm cross {} times ({}): D* is the first upward crossing; the "
                          "others are noise near the crossing or a T_comm that changes with D (see the table)",
@@ -318,12 +334,27 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
       if (!others.empty()) s += "\nstability of the other ceilings over the rounds: " + others + ".";
       if (!a.stability.states.empty()) s += "\n" + states_line(a);
     }
-    if (a.book_predicted)
+    if (a.book_predicted) {
       s += fmt::format("\nbook D* = {}{}: the prediction, from W = {:.3f} GB/s, alpha = {:.2f} us ({}{}), g, and "
                        "the GEMM's rate at each D.",
                        sweep_text::d(a.book_predicted->D), error_text(a.book_rel_error),
                        a.book.link_bytes_per_s / 1e9, a.book.latency_s * 1e6, c.link.source,
                        c.rounds > 1 ? fmt::format(", {} rounds", c.rounds) : std::string());
+      if (a.book_interval) {
+        const auto& b = *a.book_interval;
+        std::string widths;
+        for (const auto& [input, ratio] : b.widths)
+          widths += fmt::format("{}{} {:.2f}x", widths.empty() ? "" : ", ", input, ratio);
+        s += fmt::format(" Its {:g}% interval {} (its inputs drawn again over the rounds, {} replicates): {}; "
+                         "alone, each input spans {}; the widest: {}.",
+                         100 * sweep::kIntervalLevel, interval_text(b.interval), b.replicates,
+                         a.empirical.D ? (b.interval.low <= *a.empirical.D && *a.empirical.D <= b.interval.high
+                                    ? std::string("it holds the measured D*")
+                                    : fmt::format("it does not hold the measured D* {}", sweep_text::d(*a.empirical.D)))
+                             : std::string("no measured D* to judge it by"),
+                         widths, b.widths.empty() ? std::string("-") : b.widths.front().first);
+      }
+    }
     switch (a.roofs_book.kind) {
       case model::CrossoverKind::Crossing:
       case model::CrossoverKind::AboveRange:

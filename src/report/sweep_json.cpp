@@ -5,6 +5,7 @@
 #include "report/stability_report.h"
 #include "report/straggler_report.h"
 #include "report/sweep_report.h"
+#include "launches/records.h"
 #include "report/hardware_report.h"
 #include "report/sweep_text.h"
 #include "report/time_stats_json.h"
@@ -291,6 +292,19 @@ nlohmann::json overlap_outlook_json(const std::optional<model::OverlapOutlook>& 
 }
 }  // namespace
 
+namespace {
+
+// Each input of the book's prediction and how wide the interval is with it
+// alone drawn again (high/low), the widest first.
+nlohmann::json book_widths_json(const sweep::SweepAnalysis& a) {
+  if (!a.book_interval) return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [input, ratio] : a.book_interval->widths) out.push_back({{"input", input}, {"high_over_low", ratio}});
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search) {
   const auto predicted = [](const std::optional<sweep::PredictedCrossover>& p, auto field) {
     return p ? nlohmann::json((*p).*field) : nlohmann::json(nullptr);
@@ -341,6 +355,27 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
       {"conditioning", conditioning},
       {"no_crossover", no_crossover},
       {"D_empirical_ci_samples", interval_json(a.sample_interval)},
+      {"D_empirical_ci_covers",
+       "within this launch: its iterations, its rounds and the states it saw, and the uncertainty of T_comm's level over the run "
+       "carried to D* at 1/k; not what stays fixed for a launch (placement, addresses, the MPI library's segments)"},
+      {"D_empirical_replicates", launches::percentiles_json(a.replicate_percentiles)},
+      {"t_comm_spread_log", a.t_comm_spread_log},
+      {"conditioning_half_width_log", a.conditioning_half_width_log},
+      {"D_next_launch_ci", interval_json(a.next_launch_interval)},
+      {"history", a.history ? nlohmann::json{{"path", a.history->path},
+                                             {"launches", a.history->launches},
+                                             {"between_sd_log", a.history->between_sd_log},
+                                             {"within_sd_log", a.history->within_sd_log},
+                                             {"median", a.history->median}}
+                            : nlohmann::json()},
+      {"D_book_ci", a.book_interval ? interval_json(a.book_interval->interval) : nlohmann::json()},
+      {"D_book_replicates",
+       a.book_interval ? launches::percentiles_json(a.book_interval->percentiles) : nlohmann::json()},
+      {"D_book_ci_widths", book_widths_json(a)},
+      {"book_holds_measured", a.book_interval && a.empirical.D
+                                  ? nlohmann::json(a.book_interval->interval.low <= *a.empirical.D &&
+                                                   *a.empirical.D <= a.book_interval->interval.high)
+                                  : nlohmann::json()},
       {"overlap_outlook", overlap_outlook_json(a.overlap_outlook)},
       {"D_predicted_is", "a consistency check (the collective's own T_comm at S from the points around D*), not a "
                          "prediction"},

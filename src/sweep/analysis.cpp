@@ -22,6 +22,36 @@ std::optional<PredictedCrossover> finite(std::optional<PredictedCrossover> p) {
   return p;
 }
 
+// The uncertainty of T_comm's level at S over the run: the standard error
+// of the mean of the log of each measurement's median (the ceilings'
+// collective at S and every point's T_comm, each round a measurement),
+// sd / sqrt(measurements); 0 with fewer than three.
+double t_comm_spread_log(const RunCeilings& ceilings, const std::vector<PointRecord>& points) {
+  std::vector<double> logs;
+  const auto add = [&](const TimeStats& t) {
+    std::size_t first = 0;
+    std::vector<std::size_t> counts = t.windows;
+    if (counts.empty()) counts = {t.samples.size()};
+    for (const std::size_t c : counts) {
+      if (c == 0 || first + c > t.samples.size()) break;
+      std::vector<double> w(t.samples.begin() + static_cast<std::ptrdiff_t>(first),
+                            t.samples.begin() + static_cast<std::ptrdiff_t>(first + c));
+      const double m = summarize(std::move(w)).median;
+      if (m > 0) logs.push_back(std::log(m));
+      first += c;
+    }
+  };
+  add(ceilings.collective.time);
+  for (const auto& p : points) add(p.t_comm);
+  if (logs.size() < 3) return 0;
+  double mean = 0;
+  for (const double v : logs) mean += v;
+  mean /= static_cast<double>(logs.size());
+  double var = 0;
+  for (const double v : logs) var += (v - mean) * (v - mean);
+  return std::sqrt(var / static_cast<double>(logs.size() - 1) / static_cast<double>(logs.size()));
+}
+
 }  // namespace
 
 double SweepAnalysis::critical_intensity() const {
@@ -156,9 +186,13 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   if (a.empirical.D) {
     const PointRecord& lo = *used[a.empirical.lower];
     const PointRecord& hi = *used[a.empirical.lower + 1];
-    a.interval = crossing_interval({D[a.empirical.lower], D[a.empirical.lower + 1], lo.t_math.samples,
-                                    lo.t_comm.samples, hi.t_math.samples, hi.t_comm.samples, lo.windows, hi.windows},
-                                   kIntervalLevel, kBootstrapReplicates, plan.seed);
+    if (const auto b = crossing_bootstrap({D[a.empirical.lower], D[a.empirical.lower + 1], lo.t_math.samples,
+                                           lo.t_comm.samples, hi.t_math.samples, hi.t_comm.samples, lo.windows,
+                                           hi.windows},
+                                          kIntervalLevel, kBootstrapReplicates, plan.seed)) {
+      a.interval = b->interval;
+      a.replicate_percentiles = b->percentiles;
+    }
     // With few, skewed samples the replicates' central 95% can miss the
     // estimate from all of them; the interval reported always holds it.
     if (a.interval) {
@@ -198,6 +232,7 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     a.W_eff_bytes_per_s = model::t_comm(a.shape, unit) / a.t_comm_measured_s;
     a.calibrated.link_bytes_per_s = a.W_eff_bytes_per_s;
   }
+  a.t_comm_spread_log = t_comm_spread_log(ceilings, points);
   if (ranks < 2) return a;
   const double D_max = plan.search && plan.D_max > 0 ? static_cast<double>(plan.D_max)
                                                      : std::numeric_limits<double>::infinity();
@@ -213,6 +248,13 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     r.measured = model::conditioning_of(std::log(tm[i + 1] / tm[i]) / std::log(D[i + 1] / D[i]));
     r.model = model::conditioning_of(model::model_slope(a.shape, a.book, a.floor, *a.empirical.D));
     a.crossing_regime = r;
+    // The conditioning: T_comm's spread over the run, carried to D* at 1/k.
+    if (a.interval && r.measured.slope > 0 && a.t_comm_spread_log > 0) {
+      a.conditioning_half_width_log = kIntervalZ * a.t_comm_spread_log / r.measured.slope;
+      const double d = *a.empirical.D;
+      a.interval->low = std::min(a.interval->low, d * std::exp(-a.conditioning_half_width_log));
+      a.interval->high = std::max(a.interval->high, d * std::exp(a.conditioning_half_width_log));
+    }
   } else if (a.empirical.kind == CrossingKind::BelowRange && first_is_floor) {
     NoCrossover n;
     n.t_comm_s = used.front()->t_comm.median;
@@ -270,6 +312,20 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     }
   }
   if (a.book.link_bytes_per_s > 0) a.book_predicted = finite(predicted_crossover(D, C, a.shape, a.book));
+  if (a.book_predicted && options.book_interval)
+    a.book_interval = book_interval(a.shape, ceilings, a.book, D, used, kIntervalLevel, kBookReplicates, plan.seed + 1);
+  if (a.empirical.D && a.interval && options.history) {
+    // The next launch differs from this one by two launch effects and its
+    // own noise: this launch's interval, widened by them (log scale).
+    const launches::LaunchHistory& h = *options.history;
+    const double d = *a.empirical.D;
+    const double own_low = std::log(d / std::max(a.interval->low, 1e-300));
+    const double own_high = std::isfinite(a.interval->high) ? std::log(a.interval->high / d) : INFINITY;
+    const double extra = kIntervalZ * kIntervalZ * (2 * h.between_sd_log * h.between_sd_log + h.within_sd_log * h.within_sd_log);
+    a.history = h;
+    a.next_launch_interval = Interval{d * std::exp(-std::sqrt(own_low * own_low + extra)),
+                                      d * std::exp(std::sqrt(own_high * own_high + extra))};
+  }
   if (a.empirical.D) {
     const double d = *a.empirical.D;
     if (a.predicted) a.rel_error = (a.predicted->D - d) / d;

@@ -39,6 +39,8 @@
 #include "model/regimes.h"
 #include "model/roofline.h"
 #include "stability/stability.h"
+#include "launches/combination.h"
+#include "sweep/book_interval.h"
 #include "sweep/fit.h"
 #include "sweep/overlap_model.h"
 #include "sweep/plan.h"
@@ -51,6 +53,8 @@ namespace shardroof::sweep {
 // auto` refines to (a fraction of D*).
 inline constexpr double kIntervalLevel = 0.95;
 inline constexpr int kBootstrapReplicates = 2000;
+inline constexpr int kBookReplicates = 400;
+inline constexpr double kIntervalZ = 1.96;  // the normal quantile of kIntervalLevel
 inline constexpr double kTargetHalfWidth = 0.10;
 
 struct ErrorBudget {
@@ -188,6 +192,22 @@ struct SweepAnalysis {
   std::optional<NoCrossover> no_crossover;
   // The bootstrap interval alone, before it was widened to the states.
   std::optional<Interval> sample_interval;
+  // The bootstrap's distribution of D* (0th..100th percentiles): what
+  // `shardroof combine` draws this launch's D* from.
+  std::vector<double> replicate_percentiles;
+  // The conditioning carried into the interval: the uncertainty of T_comm's
+  // level over the run (every round's median at S: the standard error of
+  // their log) moves D* by that over the slope k of T_math at D*; the
+  // interval holds at least D* x exp(+-1.96 se / k). 0 where not computed.
+  double t_comm_spread_log = 0;
+  double conditioning_half_width_log = 0;
+  // With --history: where the next launch's D* should fall, this launch's
+  // own interval widened by the history's launch-to-launch spread.
+  std::optional<Interval> next_launch_interval;
+  std::optional<launches::LaunchHistory> history;  // what it was widened by
+  // The book's D* as an interval over its inputs' spread (the final
+  // analysis only: AnalysisOptions::book_interval).
+  std::optional<BookInterval> book_interval;
   RunStability stability;
   std::optional<double> rel_error;       // (D_predicted - D_empirical) / D_empirical
   std::optional<double> book_rel_error;  // (D_book - D_empirical) / D_empirical
@@ -213,6 +233,8 @@ double material_ratio(double target);
 struct AnalysisOptions {
   bool stability = true;  // the change-point tests (the costly part: rank 0 alone needs them)
   double target = kTargetHalfWidth;
+  bool book_interval = false;  // the book's bootstrap (a few hundred model solutions: the final analysis)
+  std::optional<launches::LaunchHistory> history;
 };
 
 // The plan's seed makes the bootstrap repeatable.

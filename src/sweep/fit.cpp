@@ -122,6 +122,21 @@ bool Interval::within(double centre, double fraction) const {
 }
 
 std::optional<Interval> crossing_interval(const BracketSamples& s, double level, int replicates, std::uint64_t seed) {
+  const auto b = crossing_bootstrap(s, level, replicates, seed);
+  if (!b) return std::nullopt;
+  return b->interval;
+}
+
+std::vector<double> percentiles_of(const std::vector<double>& sorted) {
+  std::vector<double> out;
+  if (sorted.empty()) return out;
+  out.reserve(101);
+  for (int p = 0; p <= 100; ++p) out.push_back(quantile(sorted, p / 100.0));
+  return out;
+}
+
+std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, double level, int replicates,
+                                                    std::uint64_t seed) {
   const std::vector<const std::vector<double>*> sets = {&s.t_math_low, &s.t_comm_low, &s.t_math_high, &s.t_comm_high};
   for (const auto* v : sets)
     if (v->empty()) return std::nullopt;
@@ -176,7 +191,8 @@ std::optional<Interval> crossing_interval(const BracketSamples& s, double level,
   }
   std::sort(crossings.begin(), crossings.end());
   const double tail = (1 - level) / 2;
-  return Interval{quantile(crossings, tail), quantile(crossings, 1 - tail)};
+  return CrossingBootstrap{Interval{quantile(crossings, tail), quantile(crossings, 1 - tail)},
+                           percentiles_of(crossings)};
 }
 
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at) {

@@ -1,0 +1,80 @@
+// What `shardroof combine` reads from the records of several launches:
+// a sweep's D* (and the book's) with each launch's own interval and
+// bootstrap distribution, or a coll's rows (a time per collective,
+// implementation, placement and size). Refuses what cannot be combined,
+// naming the file and the reason: fewer than two launches, a file that is
+// no shardroof record, records of different commands or settings (the
+// first difference named), a run that did not finish, a sweep without a
+// crossover. No MPI; the records are read as JSON.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launches/combination.h"
+
+namespace shardroof::launches {
+
+// What every launch reports beside its numbers.
+struct LaunchInfo {
+  std::string path;
+  std::string date;          // environment.date
+  std::string load_average;  // environment.load_average at its start
+  std::string stability;     // its verdict in a word ("stable", "drift", "unstable", "-")
+};
+
+struct SweepLaunch {
+  LaunchInfo info;
+  LaunchEstimate d_star;                 // D_empirical, its interval and distribution
+  std::optional<LaunchEstimate> book;    // D_book, with its interval where the record has one
+  std::string stop;                      // how its search stopped, "" without one
+};
+
+// One row of coll: a collective, an implementation, a placement, a size.
+struct CollRowKey {
+  std::string collective, impl;
+  bool in_place = false;
+  std::uint64_t bytes = 0;
+  bool operator<(const CollRowKey& o) const;
+  bool operator==(const CollRowKey& o) const = default;
+};
+struct CollRow {
+  CollRowKey key;
+  LaunchEstimate time_s;     // the row's median time, its interval and distribution (seconds)
+  double busbw_factor = 0;   // busbw = factor * bytes / time (nccl-tests' 2(N-1)/N or (N-1)/N)
+  std::string stability;
+};
+struct CollLaunch {
+  LaunchInfo info;
+  std::vector<CollRow> rows;
+};
+
+struct LaunchSet {
+  std::string command;         // "sweep" or "coll"
+  nlohmann::json settings;     // the first record's (every record's compared fields are equal)
+  int ranks = 0;
+  std::vector<SweepLaunch> sweeps;
+  std::vector<CollLaunch> colls;
+};
+
+// Parsed records in, or UsageError. `docs[i]` was read from `paths[i]`.
+LaunchSet read_launches(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& docs);
+
+// Reads and parses the files (UsageError naming a file that cannot be read
+// or is not JSON), then read_launches.
+LaunchSet read_launch_files(const std::vector<std::string>& paths);
+
+// `sweep --history FILE`: a `shardroof combine` record of sweep launches
+// whose settings match `settings` (this run's record settings) and
+// `ranks`; UsageError naming the first difference, or a file that is no
+// such record.
+LaunchHistory read_history(const std::string& path, const nlohmann::json& settings, int ranks);
+
+// JSON of a launch's distribution: numbers, null for +infinity.
+nlohmann::json percentiles_json(const std::vector<double>& p);
+std::vector<double> percentiles_from_json(const nlohmann::json& j);
+
+}  // namespace shardroof::launches

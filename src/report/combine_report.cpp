@@ -1,0 +1,235 @@
+#include "report/combine_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "util/units.h"
+
+namespace shardroof {
+
+const char* const kCombineMethod =
+    "on the log scale; the median's interval: a hierarchical bootstrap (each replicate draws the launches with "
+    "replacement, then from each drawn launch one value of its own bootstrap, which drew its rounds and then its "
+    "samples); between and within: the launches' variance minus the mean within-launch variance (each launch's "
+    "from its 16th-84th percentiles), and that mean; the next launch: mean +- t(K-1) x s x sqrt(1 + 1/K), s the "
+    "launches' spread, at least one launch's own noise (Kalibera and Jones, ISMM 2013)";
+
+namespace {
+
+using nlohmann::json;
+using launches::Combined;
+using launches::LaunchEstimate;
+
+std::string num(double v) {
+  if (std::isinf(v)) return "inf";
+  if (v == 0) return "0";
+  return std::abs(v) >= 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.3g}", v);
+}
+
+std::string interval(double low, double high) { return fmt::format("[{}, {}]", num(low), num(high)); }
+
+std::string pct(double log_sd) { return fmt::format("{:.1f}%", 100 * (std::exp(log_sd) - 1)); }
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+json combined_json(const Combined& c, double scale = 1) {
+  return {{"median", c.median * scale},
+          {"ci", {c.low * scale, number_or_null(c.high * scale)}},
+          {"launches", c.launches},
+          {"between_share", c.between_share},
+          {"within_share", c.within_share},
+          {"between_sd_log", c.between_sd},
+          {"within_sd_log", c.within_sd},
+          {"prediction_interval", {c.predict_low * scale, number_or_null(c.predict_high * scale)}},
+          {"disagreeing", c.disagreeing}};
+}
+
+json estimate_json(const LaunchEstimate& e, double scale = 1) {
+  return {{"value", e.value * scale}, {"ci", {e.low * scale, number_or_null(e.high * scale)}},
+          {"has_distribution", !e.percentiles.empty()}};
+}
+
+std::string disagreeing_text(const std::vector<std::size_t>& idx, const std::vector<LaunchEstimate>& est,
+                             const Combined& c) {
+  if (idx.empty()) return "none (every launch's own interval overlaps the combined one)";
+  std::string out;
+  for (const std::size_t i : idx)
+    out += (out.empty() ? "" : "; ") + fmt::format("launch {} (its {} and the combined {} do not overlap)", i + 1,
+                                                   interval(est[i].low, est[i].high), interval(c.low, c.high));
+  return out;
+}
+
+std::string variance_text(const Combined& c) {
+  return fmt::format("between launches {:.0f}% (sd {}), within a launch {:.0f}% (sd {})", 100 * c.between_share,
+                     pct(c.between_sd), 100 * c.within_share, pct(c.within_sd));
+}
+
+std::string settings_text(const launches::LaunchSet& set) {
+  const json& s = set.settings;
+  if (set.command == "sweep")
+    return fmt::format("B {}, F {}, {}, {} {}, {} ranks", s.value("B", json()).dump(), s.value("F", json()).dump(),
+                       s.value("datatype", std::string("?")), s.value("collective", std::string("?")),
+                       s.value("impl", std::string("?")), set.ranks);
+  return fmt::format("{}, {}, impl {}, {} ranks", s.value("collective", std::string("?")),
+                     s.value("datatype", std::string("?")), s.value("impl", std::string("?")), set.ranks);
+}
+
+std::string row_name(const launches::CollRowKey& k) {
+  return fmt::format("{} {} {} {}", k.collective, k.impl, k.in_place ? "in-place" : "out-of-place",
+                     format_bytes(k.bytes));
+}
+
+}  // namespace
+
+void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, const launches::SweepCombination& c) {
+  out << fmt::format("# shardroof combine: {} launches of `shardroof sweep` with the same settings ({})\n",
+                     set.sweeps.size(), settings_text(set));
+  out << "# each launch's D* with its own 95% interval: within that launch (its iterations, its rounds and the "
+         "states it saw), not the next launch\n";
+  out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", "launch", "date (UTC)", "load",
+                     "D*", "own interval", "stability", "stop", "book D* [own interval]", "file");
+  std::vector<LaunchEstimate> est;
+  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
+    const auto& l = set.sweeps[i];
+    est.push_back(l.d_star);
+    out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", i + 1, l.info.date,
+                       l.info.load_average, num(l.d_star.value), interval(l.d_star.low, l.d_star.high),
+                       l.info.stability, l.stop.empty() ? "-" : l.stop,
+                       l.book ? num(l.book->value) + " " + interval(l.book->low, l.book->high) : std::string("-"),
+                       l.info.path);
+  }
+  const Combined& d = c.d_star;
+  out << "# combined over the launches (" << kCombineMethod << ")\n";
+  out << fmt::format("D* = {} (the median of {} launches) {} (95%, across launches)\n", num(d.median), d.launches,
+                     interval(d.low, d.high));
+  out << "variance of log D*: " << variance_text(d) << "\n";
+  out << fmt::format("next launch: D* within {} (95% prediction interval)\n", interval(d.predict_low, d.predict_high));
+  out << "disagreeing: " << disagreeing_text(d.disagreeing, est, d) << "\n";
+  if (c.book)
+    out << fmt::format("book: D*_book = {} {} across launches: its interval {} the measured D* {} ({:+.0f}%)\n",
+                       num(c.book->median), interval(c.book->low, c.book->high),
+                       c.book_holds_measured ? "holds" : "does not hold", num(d.median),
+                       100 * (c.book->median - d.median) / d.median);
+  else
+    out << "book: not every launch has a book D*: not combined\n";
+}
+
+void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c) {
+  out << fmt::format("# shardroof combine: {} launches of `shardroof coll` with the same settings ({})\n",
+                     set.colls.size(), settings_text(set));
+  out << "# per row: each launch's median time (us; its own interval is in the JSON), the combined median with its "
+         "95% interval across launches, where the next launch's median falls (95% prediction interval), busbw at the "
+         "combined median, and the share of the variance between launches\n";
+  for (std::size_t i = 0; i < set.colls.size(); ++i)
+    out << fmt::format("# launch {}: {} (load {}), {}\n", i + 1, set.colls[i].info.date, set.colls[i].info.load_average,
+                       set.colls[i].info.path);
+  std::string head = fmt::format("{:<12} {:<10} {:<12} {:>10}", "collective", "impl", "placement", "size");
+  for (std::size_t i = 0; i < set.colls.size(); ++i) head += fmt::format(" {:>10}", fmt::format("L{} us", i + 1));
+  head += fmt::format(" {:>10} {:<21} {:<21} {:>9} {:>8}  {}", "median us", "95% across launches", "next launch",
+                      "busbw", "between", "disagreeing");
+  out << head << "\n";
+  for (const auto& r : c.rows) {
+    std::string line = fmt::format("{:<12} {:<10} {:<12} {:>10}", r.key.collective, r.key.impl,
+                                   r.key.in_place ? "in-place" : "out-of-place", format_bytes(r.key.bytes));
+    for (const auto& l : set.colls)
+      for (const auto& x : l.rows)
+        if (x.key == r.key) line += fmt::format(" {:>10.2f}", x.time_s.value * 1e6);
+    const double busbw = r.time_s.median > 0 ? r.busbw_factor * static_cast<double>(r.key.bytes) / r.time_s.median : 0;
+    std::string dis;
+    for (const auto i : r.time_s.disagreeing) dis += (dis.empty() ? "L" : ", L") + std::to_string(i + 1);
+    line += fmt::format(" {:>10.2f} {:<21} {:<21} {:>9.3f} {:>7.0f}%  {}", r.time_s.median * 1e6,
+                        interval(r.time_s.low * 1e6, r.time_s.high * 1e6),
+                        interval(r.time_s.predict_low * 1e6, r.time_s.predict_high * 1e6), busbw / 1e9,
+                        100 * r.time_s.between_share, dis.empty() ? "-" : dis);
+    out << line << "\n";
+  }
+  if (!c.partial.empty())
+    out << fmt::format("# {} rows not measured by every launch, not combined (first: {})\n", c.partial.size(),
+                       row_name(c.partial.front()));
+  out << "# busbw in GB/s, as nccl-tests (algbw x its factor) at the combined median time; " << kCombineMethod << "\n";
+}
+
+json sweep_combination_json(const launches::LaunchSet& set, const launches::SweepCombination& c) {
+  json launches_j = json::array();
+  for (const auto& l : set.sweeps) {
+    json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
+              {"stability", l.info.stability}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
+              {"interval_covers", "within that launch: its iterations, rounds and the states it saw"}};
+    x["book"] = l.book ? estimate_json(*l.book) : json();
+    launches_j.push_back(std::move(x));
+  }
+  json out = {{"of", "sweep"},
+              {"settings", set.settings},
+              {"ranks", set.ranks},
+              {"launches", launches_j},
+              {"D", combined_json(c.d_star)},
+              {"method", kCombineMethod}};
+  out["book"] = c.book ? combined_json(*c.book) : json();
+  out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
+  return out;
+}
+
+json coll_combination_json(const launches::LaunchSet& set, const launches::CollCombination& c) {
+  json launches_j = json::array();
+  for (const auto& l : set.colls)
+    launches_j.push_back({{"path", l.info.path}, {"date", l.info.date}, {"load_average", l.info.load_average},
+                          {"stability", l.info.stability}});
+  json rows = json::array();
+  for (const auto& r : c.rows) {
+    json per = json::array();
+    for (const auto& l : set.colls)
+      for (const auto& x : l.rows)
+        if (x.key == r.key) per.push_back(estimate_json(x.time_s, 1e6));
+    const double busbw = r.time_s.median > 0 ? r.busbw_factor * static_cast<double>(r.key.bytes) / r.time_s.median : 0;
+    rows.push_back({{"collective", r.key.collective},
+                    {"impl", r.key.impl},
+                    {"in_place", r.key.in_place},
+                    {"bytes", r.key.bytes},
+                    {"time_us", combined_json(r.time_s, 1e6)},
+                    {"launches_time_us", per},
+                    {"busbw_GBps", busbw / 1e9}});
+  }
+  json partial = json::array();
+  for (const auto& k : c.partial) partial.push_back(row_name(k));
+  return {{"of", "coll"}, {"settings", set.settings}, {"ranks", set.ranks}, {"launches", launches_j},
+          {"rows", rows},  {"rows_not_in_every_launch", partial}, {"method", kCombineMethod}};
+}
+
+std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c) {
+  std::string out = "kind,launch,file,quantity,value,low,high\n";
+  const auto row = [&](const std::string& kind, const std::string& launch, const std::string& file,
+                       const std::string& q, double v, double lo, double hi) {
+    out += fmt::format("{},{},{},{},{:.6g},{:.6g},{}\n", kind, launch, file, q, v, lo,
+                       std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
+  };
+  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
+    const auto& l = set.sweeps[i];
+    row("launch", std::to_string(i + 1), l.info.path, "D", l.d_star.value, l.d_star.low, l.d_star.high);
+    if (l.book) row("launch", std::to_string(i + 1), l.info.path, "D_book", l.book->value, l.book->low, l.book->high);
+  }
+  row("combined", "", "", "D", c.d_star.median, c.d_star.low, c.d_star.high);
+  row("prediction", "", "", "D", c.d_star.median, c.d_star.predict_low, c.d_star.predict_high);
+  if (c.book) row("combined", "", "", "D_book", c.book->median, c.book->low, c.book->high);
+  return out;
+}
+
+std::string coll_combination_csv(const launches::LaunchSet& set, const launches::CollCombination& c) {
+  std::string out = "kind,launch,collective,impl,in_place,bytes,time_us,low_us,high_us,busbw_GBps\n";
+  for (const auto& r : c.rows) {
+    const auto head = fmt::format("{},{},{},{}", r.key.collective, r.key.impl, r.key.in_place ? 1 : 0, r.key.bytes);
+    for (std::size_t i = 0; i < set.colls.size(); ++i)
+      for (const auto& x : set.colls[i].rows)
+        if (x.key == r.key)
+          out += fmt::format("launch,{},{},{:.6g},{:.6g},{:.6g},\n", i + 1, head, x.time_s.value * 1e6,
+                             x.time_s.low * 1e6, x.time_s.high * 1e6);
+    const double busbw = r.time_s.median > 0 ? r.busbw_factor * static_cast<double>(r.key.bytes) / r.time_s.median : 0;
+    out += fmt::format("combined,,{},{:.6g},{:.6g},{:.6g},{:.6g}\n", head, r.time_s.median * 1e6, r.time_s.low * 1e6,
+                       r.time_s.high * 1e6, busbw / 1e9);
+    out += fmt::format("prediction,,{},{:.6g},{:.6g},{:.6g},\n", head, r.time_s.median * 1e6,
+                       r.time_s.predict_low * 1e6, r.time_s.predict_high * 1e6);
+  }
+  return out;
+}
+
+}  // namespace shardroof

@@ -1,0 +1,32 @@
+// The report of `shardroof combine`: each launch's value with its own
+// interval, the across-launch median with its hierarchical interval, the
+// between- and within-launch shares of the variance, the prediction
+// interval for the next launch and the launches that disagree; for sweep
+// records D* and the book's D*, for coll records every row (time and
+// busbw). Console, JSON and CSV from the plain combination records.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "launches/combined_records.h"
+#include "launches/records.h"
+
+namespace shardroof {
+
+void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, const launches::SweepCombination& c);
+void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c);
+
+nlohmann::json sweep_combination_json(const launches::LaunchSet& set, const launches::SweepCombination& c);
+nlohmann::json coll_combination_json(const launches::LaunchSet& set, const launches::CollCombination& c);
+
+// One row per launch and per combined value: kind (launch, combined,
+// prediction), launch, file, quantity, value, low, high.
+std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c);
+std::string coll_combination_csv(const launches::LaunchSet& set, const launches::CollCombination& c);
+
+// How the combined numbers are made, in words (console and JSON).
+extern const char* const kCombineMethod;
+
+}  // namespace shardroof
