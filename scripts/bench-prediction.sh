@@ -18,11 +18,29 @@
 #  coll, per size and launch: the row's median time with its 95% interval
 #    (a bootstrap over the launch's rounds) and its verdict; then the same
 #    coverage per size.
+#  Across launches, through `shardroof combine`:
+#   - --calibrate N: first N launches of each (the sweep with
+#     --calibrate-budget-s, 20 s by default: what scripts/quickstart.sh main
+#     runs), combined into a prediction; or --prediction FILE and
+#     --coll-prediction FILE, combine records made before. Then: how many
+#     of the K launches land inside the prediction interval for the next
+#     launch (at least 8 of 10; an interval that holds every launch and is
+#     wider than 2x counts as a miss);
+#   - --history FILE: every sweep launch runs with it, and the table says
+#     how often launch k's interval for the next launch holds launch k+1's
+#     D* (at least 8 of 10);
+#   - the K launches combined (the combined tables), and the book's
+#     interval judged on combined answers: every three consecutive launches
+#     combined, how often the book's interval holds their D* (at least 8
+#     of 10: 12 launches give 10 such answers), and the input that widens
+#     the book's interval most.
 #
 # A benchmark, not a test: run it alone on the machine (it prints the load
 # average beside every launch).
 #
-#   scripts/bench-prediction.sh [--launches K] [--spacing-s S] [--sizes 1M,4M,16M] [--out DIR] [-- sweep flags]
+#   scripts/bench-prediction.sh [--launches K] [--spacing-s S] [--sizes 1M,4M,16M] [--out DIR]
+#       [--calibrate N] [--calibrate-budget-s S] [--prediction FILE] [--coll-prediction FILE] [--history FILE]
+#       [-- sweep flags]
 #
 # Environment: BIN (default build/src/shardroof), NP (default 2).
 # Exit status: 0 when every launch succeeded (whether or not the targets
@@ -33,8 +51,18 @@ launches=10
 spacing=""
 sizes="1M,4M,16M"
 out=""
+calibrate=0
+calibrate_budget=20
+prediction=""
+coll_prediction=""
+history=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --calibrate) calibrate="$2"; shift 2 ;;
+    --calibrate-budget-s) calibrate_budget="$2"; shift 2 ;;
+    --prediction) prediction="$2"; shift 2 ;;
+    --coll-prediction) coll_prediction="$2"; shift 2 ;;
+    --history) history="$2"; shift 2 ;;
     --launches) launches="$2"; shift 2 ;;
     --spacing-s) spacing="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
@@ -60,6 +88,34 @@ IFS=, read -r -a size_list <<< "$sizes"
 min_size=${size_list[0]}
 max_size=${size_list[${#size_list[@]}-1]}
 
+[[ "$calibrate" =~ ^[0-9]+$ && ( "$calibrate" == 0 || "$calibrate" -ge 2 ) ]] || { echo "bench-prediction: --calibrate needs 0 or 2 and more" >&2; exit 2; }
+for f in "$prediction" "$coll_prediction" "$history"; do
+  [[ -z "$f" || -r "$f" ]] || { echo "bench-prediction: cannot read '$f'" >&2; exit 2; }
+done
+history_flags=()
+[[ -n "$history" ]] && history_flags=(--history "$history")
+
+# Calibration: N shorter launches of the sweep and N of coll, combined
+# into the predictions the K launches are judged against.
+if (( calibrate > 0 )); then
+  echo "bench-prediction: calibration: $calibrate launches of sweep (--budget-s $calibrate_budget) and of coll, then combine" >&2
+  cal_sweeps=() cal_colls=()
+  for ((k = 1; k <= calibrate; k++)); do
+    mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/cal-sweep-$k.json" \
+      --budget-s "$calibrate_budget" --min-span-s "$(( calibrate_budget * 2 / 5 ))" "$@" \
+      > "$OUT/cal-sweep-$k.txt" 2> "$OUT/cal-sweep-$k.err" || { echo "bench-prediction: calibration sweep $k failed" >&2; exit 1; }
+    mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" coll --force --impl ring --json "$OUT/cal-coll-$k.json" \
+      -b "$min_size" -e "$max_size" -f 4 > "$OUT/cal-coll-$k.txt" 2> "$OUT/cal-coll-$k.err" \
+      || { echo "bench-prediction: calibration coll $k failed" >&2; exit 1; }
+    cal_sweeps+=("$OUT/cal-sweep-$k.json")
+    cal_colls+=("$OUT/cal-coll-$k.json")
+  done
+  "$BIN" combine "${cal_sweeps[@]}" --force --json "$OUT/prediction-sweep.json" > "$OUT/prediction-sweep.txt"
+  "$BIN" combine "${cal_colls[@]}" --force --json "$OUT/prediction-coll.json" > "$OUT/prediction-coll.txt"
+  prediction="$OUT/prediction-sweep.json"
+  coll_prediction="$OUT/prediction-coll.json"
+fi
+
 echo "bench-prediction: $launches launches of \`mpirun -np $NP shardroof sweep $*\` and \`coll --impl ring -b $min_size -e $max_size\`, one of each every $spacing s, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n); records in $OUT" >&2
 failed=0
 t0=$(date +%s)
@@ -69,7 +125,7 @@ for ((k = 1; k <= launches; k++)); do
   (( slot > now )) && sleep $(( slot - now ))
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   start=$(date +%s.%N)
-  if mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/sweep-$k.json" "$@" \
+  if mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/sweep-$k.json" ${history_flags[@]+"${history_flags[@]}"} "$@" \
       > "$OUT/sweep-$k.txt" 2> "$OUT/sweep-$k.err"; then
     echo "$start $(date +%s.%N) $load" > "$OUT/sweep-$k.wall"
   else
@@ -91,9 +147,48 @@ for ((k = 1; k <= launches; k++)); do
   echo "bench-prediction: launch $k of $launches done ($(date -u '+%H:%M:%S UTC'), load $load)" >&2
 done
 
-/usr/bin/python3 - "$OUT" "$launches" <<'PY'
+# Across launches: the K launches combined, and every three consecutive
+# sweep launches combined (the book's interval judged on each).
+ok_sweeps=() ok_colls=()
+for ((k = 1; k <= launches; k++)); do
+  [[ -s "$OUT/sweep-$k.json" ]] && ok_sweeps+=("$OUT/sweep-$k.json")
+  [[ -s "$OUT/coll-$k.json" ]] && ok_colls+=("$OUT/coll-$k.json")
+done
+(( ${#ok_sweeps[@]} >= 2 )) && "$BIN" combine "${ok_sweeps[@]}" --force --json "$OUT/combined-sweep.json" \
+  > "$OUT/combined-sweep.txt" 2>&1 || true
+(( ${#ok_colls[@]} >= 2 )) && "$BIN" combine "${ok_colls[@]}" --force --json "$OUT/combined-coll.json" \
+  > "$OUT/combined-coll.txt" 2>&1 || true
+for ((k = 1; k + 2 <= launches; k++)); do
+  "$BIN" combine "$OUT/sweep-$k.json" "$OUT/sweep-$((k + 1)).json" "$OUT/sweep-$((k + 2)).json" --force \
+    --json "$OUT/triple-$k.json" > "$OUT/triple-$k.txt" 2>&1 || true
+done
+
+/usr/bin/python3 - "$OUT" "$launches" "$prediction" "$coll_prediction" "$history" <<'PY'
 import json, os, statistics, sys, time
 out, launches = sys.argv[1], int(sys.argv[2])
+prediction, coll_prediction, history = sys.argv[3], sys.argv[4], sys.argv[5]
+
+
+def read(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def inside(v, lo, hi):
+    hi = float("inf") if hi is None else hi
+    return v is not None and lo is not None and lo <= v <= hi
+
+
+def judged(values, lo, hi):
+    """Launches inside [lo, hi]; an interval holding every launch and wider
+    than 2x counts as a miss (it says nothing)."""
+    vals = [v for v in values if v is not None]
+    hits = sum(1 for v in vals if inside(v, lo, hi))
+    hi_f = float("inf") if hi is None else hi
+    useless = vals and hits == len(vals) and (lo <= 0 or hi_f / lo > 2)
+    return (0 if useless else hits), len(vals), useless
 
 
 def f(v, spec=".1f"):
@@ -175,6 +270,56 @@ within = sum(1 for b, e in books if e is not None and abs(e) <= 0.25)
 print(f"book D* within 25% of the measured D*: {within} of {sum(1 for d in Ds if d is not None)} launches "
       f"(target at least 8 of 10)")
 
+pred = read(prediction) if prediction else None
+if pred and pred.get("of") == "sweep":
+    lo, hi = pred["D"]["prediction_interval"]
+    hits, n, useless = judged(Ds, lo, hi)
+    print(f"\nprediction ({prediction}: {pred['D']['launches']} launches combined, D* {pred['D']['median']:.1f}): "
+          f"{hits} of {n} launches inside its interval for the next launch [{f(lo)}, {f(hi)}]"
+          f"{' (it holds every launch and is wider than 2x: counted as a miss)' if useless else ''}; target at least 8 of 10")
+if history:
+    pairs = hits = 0
+    for k in range(1, launches):
+        doc, *_ = load("sweep", k)
+        if doc is None or Ds[k] is None:
+            continue
+        ci = doc["crossover"].get("D_next_launch_ci")
+        if not ci:
+            continue
+        pairs += 1
+        hits += inside(Ds[k], ci[0], ci[1])
+    print(f"--history {history}: launch k's interval for the next launch holds launch k+1's D* in {hits} of {pairs} "
+          f"pairs (target at least 8 of 10)")
+book_in = sum(1 for k in range(1, launches + 1)
+              if (load("sweep", k)[0] or {}).get("crossover", {}).get("book_holds_measured") is True)
+print(f"book interval (each launch's, its inputs drawn again over its rounds) holds that launch's D*: {book_in} of "
+      f"{sum(1 for d in Ds if d is not None)}")
+triples = [read(os.path.join(out, f"triple-{k}.json")) for k in range(1, launches - 1)]
+triples = [t for t in triples if t and t.get("book") is not None]
+if triples:
+    holds = sum(1 for t in triples if t.get("book_holds_measured"))
+    print(f"book interval across launches (every three consecutive launches combined): holds their combined D* in "
+          f"{holds} of {len(triples)} (target at least 8 of 10)")
+    for k, t in enumerate(triples, 1):
+        if not t.get("book_holds_measured"):
+            b, d = t["book"], t["D"]["median"]
+            print(f"  launches {k}-{k + 2}: book [{f(b['ci'][0])}, {f(b['ci'][1])}] vs D* {f(d)} "
+                  f"({100 * (b['median'] - d) / d:+.0f}%)")
+widest = {}
+for k in range(1, launches + 1):
+    doc = load("sweep", k)[0]
+    w = (doc or {}).get("crossover", {}).get("D_book_ci_widths") or []
+    if w:
+        widest[w[0]["input"]] = widest.get(w[0]["input"], 0) + 1
+if widest:
+    print("the input that widens the book's interval most, by launch: " +
+          ", ".join(f"{name} ({n})" for name, n in sorted(widest.items(), key=lambda x: -x[1])))
+comb = read(os.path.join(out, "combined-sweep.json"))
+if comb:
+    print("\n## the launches combined (shardroof combine)\n```")
+    print(open(os.path.join(out, "combined-sweep.txt")).read().rstrip())
+    print("```")
+
 print("\n## coll (ring, out of place), one launch per slot: median time us [95% interval], verdict")
 rows = {}
 for k in range(1, launches + 1):
@@ -202,5 +347,20 @@ for b in sizes:
     good = [v for v in vals if v is not None]
     print(f"coll {b // 1048576} MiB: coverage {hits} of {n} (median of launches {f(med)} us; launches "
           f"{f(min(good, default=None))} .. {f(max(good, default=None))} us)")
+cpred = read(coll_prediction) if coll_prediction else None
+if cpred and cpred.get("of") == "coll":
+    for r in cpred["rows"]:
+        if r["impl"] != "ring" or r["in_place"] or r["bytes"] not in rows:
+            continue
+        b = r["bytes"]
+        vals = [rows[b].get(k, (None, None, None))[0] for k in range(1, launches + 1)]
+        lo, hi = r["time_us"]["prediction_interval"]
+        hits, n, useless = judged(vals, lo, hi)
+        print(f"coll {b // 1048576} MiB: {hits} of {n} launches inside the prediction [{f(lo)}, {f(hi)}] us from "
+              f"{coll_prediction}{' (holds every launch, wider than 2x: a miss)' if useless else ''}")
+if read(os.path.join(out, "combined-coll.json")):
+    print("\n## coll launches combined (shardroof combine)\n```")
+    print(open(os.path.join(out, "combined-coll.txt")).read().rstrip())
+    print("```")
 PY
 exit "$failed"

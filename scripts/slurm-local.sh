@@ -217,6 +217,16 @@ if [[ $nodes == 1 ]]; then
   check_job one-link link 2 1 "$r"
   r="$(run_job one-coll --nodes=1 --ntasks-per-node=2 "$repo/slurm/coll.sbatch" "${coll_args[@]}")"
   check_job one-coll coll 2 1 "$r"
+  # --launches 2: two job steps, then combine over their records.
+  r="$(run_job one-coll-launches --nodes=1 --ntasks-per-node=2 "$repo/slurm/coll.sbatch" "${coll_args[@]}" --launches 2)"
+  read -r id state exitcode <<<"$r"
+  dir="$work/results/one-coll-launches-$id"
+  [[ "$state" == COMPLETED && "$exitcode" == 0:0 ]] || { cat "$work/results/one-coll-launches-$id.out" >&2 2>/dev/null; \
+    fail "job one-coll-launches ($id) ended $state with exit code $exitcode"; }
+  for f in coll-1.json coll-2.json combine.json combine.txt; do [[ -s "$dir/$f" ]] || fail "$dir/$f missing"; done
+  json_has "$dir/combine.json" of '"coll"' || fail "$dir/combine.json: not a combination of coll records"
+  grep -q "2 launches of \`shardroof coll\`" "$dir/combine.txt" || fail "$dir/combine.txt: no combined table"
+  echo "slurm-local: one-coll-launches ok ($dir)"
   r="$(SHARDROOF_LAUNCHER=mpirun run_job one-link-mpirun --nodes=1 --ntasks-per-node=2 "$repo/slurm/link.sbatch" "${link_args[@]}")"
   check_job one-link-mpirun link 2 1 "$r"
   # A refused flag must fail the job with shardroof's usage status (2).

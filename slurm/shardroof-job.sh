@@ -16,6 +16,12 @@
 # Results: $SHARDROOF_RESULTS/<job name>-<job id>/ holds <command>.json (the
 # full record), <command>.txt (the table), job.txt (allocation, nodes,
 # settings, launch line) and exit_status.
+# `--launches K` among the arguments (sweep and coll): K job steps, one
+# launch each (<command>-1.json .. <command>-K.json and .txt), then
+# `shardroof combine` over them (combine.json, combine.txt): one launch is
+# one draw of what stays fixed while it runs (placement, addresses, the MPI
+# library's segments); the combined answer is what the next launch should
+# confirm. The exit status is the first failing step's, else combine's.
 
 shardroof_job() {
   local command="$1"
@@ -48,26 +54,48 @@ shardroof_job() {
   mkdir -p "$out" || return 2
 
   local launcher="${SHARDROOF_LAUNCHER:-srun}"
-  local -a launch
+  local -a launch one
   case "$launcher" in
     srun)
       # --mpi=pmix: Debian's and most clusters' Open MPI starts through PMIx.
       # --kill-on-bad-exit: one failing rank ends the step instead of leaving the rest waiting.
       # shellcheck disable=SC2206
       launch=(srun --mpi=pmix --kill-on-bad-exit=1 ${SHARDROOF_SRUN_FLAGS:-})
+      one=(srun --mpi=pmix --nodes=1 --ntasks=1)
       ;;
     mpirun)
       # Open MPI reads the Slurm allocation itself: one rank per task.
       # shellcheck disable=SC2206
       launch=(mpirun -np "${SLURM_NTASKS:-1}" ${SHARDROOF_MPIRUN_FLAGS:-})
+      one=(mpirun -np 1)
       ;;
     *)
       echo "shardroof-job: SHARDROOF_LAUNCHER must be srun or mpirun, got '$launcher'" >&2
       return 2
       ;;
   esac
+  # --launches K: taken out of the command's own arguments.
+  local launches=1
+  local -a rest=()
   # shellcheck disable=SC2206
-  local -a args=("$command" --json "$out/$command.json" ${SHARDROOF_ARGS:-} "$@")
+  local -a given=(${SHARDROOF_ARGS:-} "$@")
+  local i
+  for ((i = 0; i < ${#given[@]}; i++)); do
+    if [[ "${given[$i]}" == --launches ]]; then
+      launches="${given[$((i + 1))]:-}"
+      i=$((i + 1))
+    elif [[ "${given[$i]}" == --launches=* ]]; then
+      launches="${given[$i]#--launches=}"
+    else
+      rest+=("${given[$i]}")
+    fi
+  done
+  if ! [[ "$launches" =~ ^[0-9]+$ ]] || (( launches < 1 )) || \
+     { (( launches > 1 )) && [[ "$command" != sweep && "$command" != coll ]]; }; then
+    echo "shardroof-job: --launches takes a whole number of launches (2 or more combine; sweep and coll only), got '$launches'" >&2
+    return 2
+  fi
+  local -a args=("$command" --json "$out/$command.json" ${rest[@]+"${rest[@]}"})
 
   # The BLAS kernel of a command that times CPU GEMMs: OpenBLAS falls back
   # quietly to an older kernel on a CPU model it does not know. `peak
@@ -78,7 +106,7 @@ shardroof_job() {
   local blas_note=""
   if [[ ( "$command" == sweep || "$command" == peak ) && " ${args[*]} " != *" --backend cuda "* ]]; then
     local -a answer=()
-    mapfile -t answer < <("$bin" peak --blas-coretype 2>/dev/null) || true
+    mapfile -t answer < <("${one[@]}" "$bin" peak --blas-coretype 2>/dev/null) || true
     if [[ ${#answer[@]} -ge 2 && "${answer[0]}" != "-" && \
           ! ( -n "${OPENBLAS_CORETYPE:-}" && "${SHARDROOF_KEEP_CORETYPE:-0}" == 1 ) ]]; then
       export OPENBLAS_CORETYPE="${answer[0]}"
@@ -103,8 +131,25 @@ shardroof_job() {
   } > "$out/job.txt"
   echo "shardroof-job: results in $out" >&2
 
-  "${launch[@]}" "$bin" "${args[@]}" | tee "$out/$command.txt"
-  local status=${PIPESTATUS[0]}
+  local status=0
+  if (( launches == 1 )); then
+    "${launch[@]}" "$bin" "${args[@]}" | tee "$out/$command.txt"
+    status=${PIPESTATUS[0]}
+  else
+    local -a records=()
+    local k step
+    for ((k = 1; k <= launches; k++)); do
+      echo "launch:     $k of $launches ($(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))" >> "$out/job.txt"
+      "${launch[@]}" "$bin" "$command" --json "$out/$command-$k.json" ${rest[@]+"${rest[@]}"} | tee "$out/$command-$k.txt"
+      step=${PIPESTATUS[0]}
+      (( step != 0 && status == 0 )) && status=$step
+      records+=("$out/$command-$k.json")
+    done
+    if (( status == 0 )); then
+      "${one[@]}" "$bin" combine "${records[@]}" --json "$out/combine.json" --csv "$out/combine.csv" | tee "$out/combine.txt"
+      status=${PIPESTATUS[0]}
+    fi
+  fi
   echo "$status" > "$out/exit_status"
   echo "finished:   $(date -u +%Y-%m-%dT%H:%M:%SZ) exit $status" >> "$out/job.txt"
   return "$status"

@@ -74,6 +74,7 @@ struct SweepFlags {
   std::string link_from;
   std::string expect_C;
   std::string history;
+  int redraw_buffers = 1;
 };
 
 std::string toml_value_text(const toml::node& node) {
@@ -162,6 +163,10 @@ class SweepCommand final : public Command {
     add_timing_flags(app, f_.timing);
     add_check_flag(app, f_.check);
     app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
+    app.add_option("--redraw-buffers", f_.redraw_buffers,
+                   "1: every measurement (round) allocates its buffers at fresh addresses, so one launch also samples "
+                   "what an allocation fixes; 0: where the allocator puts them")
+        ->capture_default_str();
     add_segment_bytes_flag(app, f_.segment_bytes);
     app.add_option("--overlap", f_.overlap,
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
@@ -496,6 +501,9 @@ class SweepCommand final : public Command {
     plan.timing = timing_plan(f_.timing);
     plan.check = check_enabled(f_.check);
     plan.seed = f_.seed;
+    if (f_.redraw_buffers != 0 && f_.redraw_buffers != 1)
+      throw_usage("--redraw-buffers: must be 0 or 1, got {}", f_.redraw_buffers);
+    plan.redraw_buffers = f_.redraw_buffers == 1;
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
     // On a GPU the operands live in device memory: checked once the

@@ -149,7 +149,7 @@ LaunchSet read_launches(const std::vector<std::string>& paths, const std::vector
     if (doc.contains("interrupted"))
       throw_usage("combine: {}: the run was interrupted ({}): an incomplete launch is not combined", path,
                   doc["interrupted"].dump());
-    if (!doc.value("complete", false))
+    if (doc.contains("complete") && doc["complete"] == false)
       throw_usage("combine: {}: the run did not finish (\"complete\": false): an incomplete launch is not combined",
                   path);
     if (i == 0) {

@@ -77,6 +77,7 @@ nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepCont
           {"iters", plan.timing.iters},
           {"check", plan.check},
           {"seed", plan.seed},
+          {"redraw_buffers", plan.redraw_buffers},
           {"segment_bytes", plan.ring.segment_bytes},
           // One K as a number (1: none), a list, or "auto".
           {"overlap", plan.overlap.automatic        ? nlohmann::json("auto")

@@ -47,6 +47,11 @@ struct SweepPlan {
   TimingPlan timing;
   bool check = true;
   std::uint64_t seed = 20240601;
+  // Each measurement's buffers at fresh addresses (a spacer of a drawn
+  // number of pages allocated first and held through it), so that the
+  // rounds of one launch also draw again what an allocation fixes: the
+  // virtual and physical pages, their cache sets (--redraw-buffers).
+  bool redraw_buffers = true;
   coll::CollectiveOptions ring;
   // sweep --overlap: also time the step in chunks, each chunk's collective
   // overlapping the next chunk's GEMM (sweep/overlap.h).

@@ -47,7 +47,13 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   const std::size_t out_first = scatter ? zpart.offset(rank_) : 0;
   const std::size_t out_count = scatter ? zpart.size(rank_) : BF;
 
-  // Everything is made before anything is timed.
+  // Everything is made before anything is timed. With --redraw-buffers a
+  // spacer of 1 to 64 pages (drawn for this measurement, the same on every
+  // rank's count but at each rank's own addresses) is allocated first and
+  // held until the end, so the buffers below do not land where the last
+  // measurement's did.
+  const std::uint64_t draw = (plan_.seed ^ (0x9e3779b97f4a7c15ull * ++measurements_)) >> 7;
+  const auto spacer = plan_.redraw_buffers ? mem.allocate((1 + draw % 64) * 4096) : nullptr;
   auto x = mem.allocate(B * shard.size * es + 1);
   auto y = mem.allocate(shard.size * F * es + 1);
   auto partial = mem.allocate(BF * es + 1);

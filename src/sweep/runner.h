@@ -78,6 +78,7 @@ class SweepRunner {
   MPI_Comm comm_;
   trace::Recorder* trace_;
   int rank_ = 0;
+  std::uint64_t measurements_ = 0;  // measurements so far: draws each one's spacer
   PointRecord measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
                       const ChunkEdit& edit_chunks);
   GemmRate peak_gemm();
