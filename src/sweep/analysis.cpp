@@ -314,6 +314,11 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   if (a.book.link_bytes_per_s > 0) a.book_predicted = finite(predicted_crossover(D, C, a.shape, a.book));
   if (a.book_predicted && options.book_interval)
     a.book_interval = book_interval(a.shape, ceilings, a.book, D, used, kIntervalLevel, kBookReplicates, plan.seed + 1);
+  if (a.book_interval) {
+    // As D*'s: the interval reported always holds the estimate from all samples.
+    a.book_interval->interval.low = std::min(a.book_interval->interval.low, a.book_predicted->D);
+    a.book_interval->interval.high = std::max(a.book_interval->interval.high, a.book_predicted->D);
+  }
   if (a.empirical.D && a.interval && options.history) {
     // The next launch differs from this one by two launch effects and its
     // own noise: this launch's interval, widened by them (log scale).

@@ -354,6 +354,27 @@ def main():
         lo, hi = cr["D_empirical_ci"]
         if (lo is not None and lo > cr["D_empirical"] * (1 + 1e-9)) or (hi is not None and hi < cr["D_empirical"] * (1 - 1e-9)):
             fail(f"D_empirical {cr['D_empirical']} outside its interval {cr['D_empirical_ci']}")
+        # The launch's bootstrap distribution (what `combine` draws from):
+        # 101 ascending percentiles (null: +infinity), around D*.
+        reps = cr.get("D_empirical_replicates")
+        if not isinstance(reps, list) or len(reps) != 101:
+            fail("D_empirical_replicates: not the 101 percentiles of the bootstrap")
+        vals = [float("inf") if r is None else r for r in reps]
+        if vals != sorted(vals):
+            fail("D_empirical_replicates not ascending")
+        if "within this launch" not in cr.get("D_empirical_ci_covers", ""):
+            fail("D_empirical_ci_covers does not say the interval is within this launch")
+        b = cr.get("D_book_ci")
+        if cr.get("D_book") is not None and b is not None:
+            if b[0] > cr["D_book"] * (1 + 1e-9) or (b[1] is not None and b[1] < cr["D_book"] * (1 - 1e-9)):
+                fail(f"D_book {cr['D_book']} outside its interval {b}")
+            widths = cr.get("D_book_ci_widths") or []
+            if not widths or any(w["high_over_low"] < 1 for w in widths):
+                fail("D_book_ci_widths: no input, or a width below 1")
+            if widths != sorted(widths, key=lambda w: -w["high_over_low"]):
+                fail("D_book_ci_widths: not the widest first")
+            if cr.get("book_holds_measured") != (b[0] <= cr["D_empirical"] <= (float("inf") if b[1] is None else b[1])):
+                fail("book_holds_measured disagrees with D_book_ci and D_empirical")
     if n > 1:
         check_stability(doc, cr)
     if len(cr["crossings"]) != cr["sign_changes"]:
