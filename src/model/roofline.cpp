@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "model/collective_cost.h"
 
 namespace shardroof::model {
 
@@ -20,15 +24,22 @@ double t_math(const Shape& shape, const Ceilings& c, double D) {
 }
 
 double t_comm(const Shape& shape, const Ceilings& c) {
-  const double n = shape.ranks;
   if (shape.ranks <= 1) return 0;
-  const double elems = shape.B * shape.F;
-  const double bytes = elems * shape.bytes_per_elem;
-  const double bw = c.link_bytes_per_s > 0 ? bytes / c.link_bytes_per_s : 0;
-  const double reduce = (n - 1) / n * elems * c.reduce_s_per_elem;
-  if (shape.collective == Collective::AllReduce)
-    return 2 * (n - 1) * c.latency_s + 2 * (n - 1) / n * bw + reduce;
-  return (n - 1) * c.latency_s + (n - 1) / n * bw + reduce;
+  // The book's T_comm is the ring's cost formula (model/collective_cost.h),
+  // written once: g per element here is g per byte there times s; an unset
+  // W leaves the bandwidth term out.
+  CollCall call;
+  call.kind = shape.collective == Collective::AllReduce ? coll::CollectiveKind::AllReduce
+                                                        : coll::CollectiveKind::ReduceScatter;
+  call.impl = coll::Algorithm::Ring;
+  call.nranks = shape.ranks;
+  call.bytes = static_cast<std::uint64_t>(std::llround(shape.B * shape.F * shape.bytes_per_elem));
+  CollLink link;
+  link.alpha_s = c.latency_s;
+  link.W_bytes_per_s = c.link_bytes_per_s > 0 ? c.link_bytes_per_s : std::numeric_limits<double>::infinity();
+  link.g_s_per_byte = shape.bytes_per_elem > 0 ? c.reduce_s_per_elem / shape.bytes_per_elem : 0;
+  const auto cost = collective_cost(call, link);
+  return cost ? cost->time_s : 0;
 }
 
 double d_star_bandwidth(const Shape& shape, const Ceilings& c) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "model/collective_cost.h"
+#include "model/roofline.h"
 
 namespace shardroof::model {
 namespace {
@@ -115,6 +116,37 @@ TEST(CollectiveCost, NoFormula) {
   CollLink none = link();
   none.W_bytes_per_s = 0;
   EXPECT_FALSE(collective_cost({CollectiveKind::AllReduce, coll::Algorithm::Ring, 4, 8}, none).has_value());
+}
+
+
+// The book's T_comm (model/roofline.h) and the ring's cost formula are one
+// formula: N = 4, B = F = 1024 floats (S = 4 MiB), a = 2 us, W = 1e10 B/s,
+// g = 0.2 ns per element: 6a = 12 us; 2*3/4 * 4194304 / 1e10 = 629.1456 us;
+// 3/4 * 1048576 * 0.2e-9 = 157.2864 us; 798.432 us in all (ReduceScatter:
+// 6 + 314.5728 + 157.2864 = 477.8592 us).
+TEST(CollectiveCost, TheBooksTCommIsTheRingsFormula) {
+  Shape sh;
+  sh.B = 1024;
+  sh.F = 1024;
+  sh.ranks = 4;
+  sh.bytes_per_elem = 4;
+  Ceilings c;
+  c.latency_s = 2e-6;
+  c.link_bytes_per_s = 1e10;
+  c.reduce_s_per_elem = 0.2e-9;
+  EXPECT_NEAR(t_comm(sh, c), 798.432e-6, 1e-12);
+  CollLink l;
+  l.alpha_s = 2e-6;
+  l.W_bytes_per_s = 1e10;
+  l.g_s_per_byte = 0.2e-9 / 4;
+  const auto ring = collective_cost({CollectiveKind::AllReduce, coll::Algorithm::Ring, 4, 4194304}, l);
+  ASSERT_TRUE(ring);
+  EXPECT_NEAR(ring->time_s, 798.432e-6, 1e-12);
+  sh.collective = Collective::ReduceScatter;
+  EXPECT_NEAR(t_comm(sh, c), 477.8592e-6, 1e-12);
+  // No W: the bandwidth term is left out, as before.
+  c.link_bytes_per_s = 0;
+  EXPECT_NEAR(t_comm(sh, c), 6e-6 + 157.2864e-6, 1e-12);
 }
 
 }  // namespace

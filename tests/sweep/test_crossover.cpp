@@ -258,7 +258,7 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 
 TEST(SweepSummary, ABracketedCrossingWithItsIntervalPredictionsAndBudget) {
   const std::string s = summary({steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)});
-  EXPECT_TRUE(has(s, "D* = 400 [400, 400] (95% interval); compute-bound above it.")) << s;
+  EXPECT_TRUE(has(s, "D* = 400 [400, 400] (95% interval within this launch); compute-bound above it. The interval covers this launch")) << s;
   EXPECT_TRUE(has(s, "calibrated D* = 400 (error +0.0%)")) << s;
   EXPECT_TRUE(has(s, "book D* = 200 (error -50.0%)")) << s;
   EXPECT_TRUE(has(s, "from C_peak: calibrated D* = 800 (C_peak/W_eff = 200.0 FLOP/byte")) << s;
