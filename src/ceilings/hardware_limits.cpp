@@ -5,6 +5,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "timing/timing.h"
+#include "util/node.h"
 #include "util/mpi_session.h"
 #include "util/node.h"
 
@@ -13,6 +15,10 @@ namespace {
 
 // Every loop slot in a fixed order, so that ranks whose CPUs differ still
 // reduce arrays of one length: 0 where a rank lacks the loop.
+// The sustained loops: iterations of about 20 ms, 10 of them.
+constexpr double kSustainedS = 0.02;
+constexpr int kSustainedIterations = 10;
+
 std::vector<hw::CoreLoop> all_loop_slots() {
   std::vector<hw::CoreLoop> out;
   for (const auto t : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16})
@@ -74,6 +80,50 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
   out.core.clock_hz = values[0];
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (values[i + 1] > 0) out.core.rates.push_back({slots[i], values[i + 1]});
+  // Whether the ranks of a node share their cores' units: the fastest loop
+  // of each datatype asked for, longer, by the node's first rank alone,
+  // then by every rank of the node at once (timed as every measurement: a
+  // barrier, the slowest rank's time, the median). Every rank has the loop
+  // (its rate above is the minimum over ranks).
+  const NodeComm node(comm);
+  int largest = node.size();
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT, MPI_MAX, comm);
+  if (largest < 2) return out;
+  out.core.sustained_ranks = largest;
+  HostClock clock;
+  for (const auto t : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16}) {
+    if (std::find(wanted.begin(), wanted.end(), t) == wanted.end()) continue;
+    const hw::LoopRate* best = out.core.fastest(t);
+    if (!best || best->flops_per_s <= 0) continue;
+    const hw::CoreLoop loop = best->loop;
+    const double per_iteration = hw::flops_per_iteration(loop);
+    const auto n = static_cast<std::uint64_t>(std::max(1.0, kSustainedS * best->flops_per_s / per_iteration));
+    const double work = per_iteration * static_cast<double>(n);
+    // Alone: each node's first rank; the others wait at the barrier.
+    double alone = 0;
+    MPI_Barrier(comm);
+    if (node.rank() == 0) {
+      std::vector<double> times;
+      for (int i = 0; i <= kSustainedIterations; ++i) {
+        clock.start();
+        hw::run_core_loop(loop, n);
+        const double took = clock.stop();
+        if (i > 0) times.push_back(took);  // the first one warms up
+      }
+      alone = work / summarize(times).median;
+    }
+    MPI_Barrier(comm);
+    const TimeStats together =
+        measure(comm, {1, kSustainedIterations}, clock, [&](int) { hw::run_core_loop(loop, n); });
+    // The lowest ratio over the nodes that have more than one rank.
+    double ratio = node.size() > 1 && node.rank() == 0 && alone > 0 && together.median > 0
+                       ? work / together.median / alone
+                       : 2.0;
+    MPI_Allreduce(MPI_IN_PLACE, &ratio, 1, MPI_DOUBLE, MPI_MIN, comm);
+    double alone_min = node.rank() == 0 && node.size() > 1 ? alone : std::numeric_limits<double>::infinity();
+    MPI_Allreduce(MPI_IN_PLACE, &alone_min, 1, MPI_DOUBLE, MPI_MIN, comm);
+    if (ratio < 2.0 && std::isfinite(alone_min)) out.core.sustained.push_back({loop, alone_min * ratio, alone_min});
+  }
   return out;
 }
 

@@ -51,6 +51,12 @@ const LoopRate* CorePeak::fastest(coll::DataType type) const {
   return widest;
 }
 
+const CorePeak::Sharing* CorePeak::sustained_for(coll::DataType type) const {
+  for (const auto& s : sustained)
+    if (s.loop.type == type && s.alone_flops_per_s > 0) return &s;
+  return nullptr;
+}
+
 double flop_per_cycle(const LoopRate& r, double clock_hz) { return clock_hz > 0 ? r.flops_per_s / clock_hz : 0; }
 
 std::vector<CoreLoop> loops_for(const CpuIsa& cpu, const std::vector<coll::DataType>& types) {

@@ -37,7 +37,26 @@ struct CorePeak {
   int repetitions = 0;
   double repetition_s = 0;       // about how long one repetition of a loop runs
 
+  // Whether the ranks of a node share their cores' units (two hardware
+  // threads of one core, vCPUs the host runs on fewer cores): the fastest
+  // loop of each datatype run for longer (about 20 ms per iteration) by
+  // every rank of the node at once, against the same loop run by the
+  // node's first rank alone just before; `sustained` keeps the ratio
+  // (together / alone, the lowest node's). A machine loaded by something
+  // else slows both alike, so the ratio is the sharing alone. Empty on
+  // nodes of one rank.
+  struct Sharing {
+    CoreLoop loop;
+    double together_flops_per_s = 0;  // per rank, every rank of the node at once
+    double alone_flops_per_s = 0;     // the node's first rank alone
+    double ratio() const { return alone_flops_per_s > 0 ? together_flops_per_s / alone_flops_per_s : 1; }
+  };
+  std::vector<Sharing> sustained;
+  int sustained_ranks = 1;  // ranks of the node that ran it at once (the largest node's)
+
   bool measured() const { return clock_hz > 0 && !rates.empty(); }
+  // The sharing of `type`'s fastest loop, or nullptr.
+  const Sharing* sustained_for(coll::DataType type) const;
   // The rate of one loop, or nullptr when it was not measured.
   const LoopRate* rate(CoreLoop loop) const;
   // The fastest loop for `type`'s arithmetic (BFloat16: the AVX512_BF16 dot

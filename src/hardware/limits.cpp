@@ -33,6 +33,12 @@ std::optional<ComputeLimit> cpu_compute_limit(const CorePeak& peak, coll::DataTy
   ComputeLimit out;
   out.type = type;
   out.flops_per_s = r->flops_per_s * threads;
+  // With every rank of the node computing at once, where ranks share a
+  // core's units, a rank gets less than a core alone: that is its limit.
+  const CorePeak::Sharing* shared = peak.sustained_for(r->loop.type);
+  const double share = shared ? shared->ratio() : 1.0;
+  const bool sharing = shared && share < kSharedCoreShare;
+  if (sharing) out.flops_per_s *= share;
   const bool bf16_dot = r->loop.type == coll::DataType::BFloat16;
   const std::string kind =
       bf16_dot ? std::string("AVX512_BF16 dot")
@@ -41,6 +47,11 @@ std::optional<ComputeLimit> cpu_compute_limit(const CorePeak& peak, coll::DataTy
   out.name = threads == 1 ? fmt::format("this core's {} peak", kind) : fmt::format("{} cores' {} peak", threads, kind);
   out.formula = fmt::format("{:.1f} FLOP/cycle x {} x {} thread{}", flop_per_cycle(*r, peak.clock_hz),
                             ghz_text(peak.clock_hz), threads, threads == 1 ? "" : "s");
+  if (sharing) {
+    out.name = fmt::format("a rank's share of the {} peak", kind);
+    out.formula += fmt::format(" alone, {:.2f}x of it with the node's {} ranks computing at once", share,
+                               peak.sustained_ranks);
+  }
   return out;
 }
 

@@ -23,6 +23,10 @@ namespace shardroof::hw {
 // halves): 3/4 lies between the two cases on any core.
 inline constexpr double kBelowShare = 0.75;
 
+// Ranks share their cores' units when a loop run by every rank of a node at
+// once reaches less than this share of the core alone.
+inline constexpr double kSharedCoreShare = 0.9;
+
 // A ceiling is called far below its hardware limit under this share (the
 // console's warning; gates take their own share, `hw:F`).
 inline constexpr double kLowShare = 0.5;

@@ -114,6 +114,20 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
                          "on every rank at once, the slowest rank's): clock {}; {}\n",
                          h.core.repetitions, h.core.repetition_s * 1e3, hw::ghz_text(h.core.clock_hz),
                          join(loops, "; "));
+      std::vector<std::string> kept;
+      bool sharing = false;
+      for (const auto& s : h.core.sustained) {
+        sharing = sharing || s.ratio() < hw::kSharedCoreShare;
+        kept.push_back(fmt::format("{} {} per rank, {:.2f}x of the {} one rank gets alone", coll::to_string(s.loop.type),
+                                   flops_text(s.together_flops_per_s), s.ratio(), flops_text(s.alone_flops_per_s)));
+      }
+      if (!kept.empty())
+        out += fmt::format("# with the {} ranks of a node computing at once (the fastest loop, 10 iterations of 20 ms, "
+                           "against the node's first rank alone just before): {}{}\n",
+                           h.core.sustained_ranks, join(kept, "; "),
+                           sharing ? ": the ranks share their cores' units (hardware threads of one core, more ranks "
+                                     "than cores, or vCPUs the host runs on fewer cores), so a rank's limit is its share"
+                                   : ": each rank has its own core");
     } else {
       out += "# the core's own peak: not measured (no register-only loops for this architecture)\n";
     }
@@ -217,6 +231,17 @@ nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::Da
                                                   : std::string(hw::loop_text(r.loop.isa))},
                                {"flops_per_s", r.flops_per_s},
                                {"flop_per_cycle", hw::flop_per_cycle(r, h.core.clock_hz)}});
+    core["sustained"] = nlohmann::json::array();
+    for (const auto& s : h.core.sustained)
+      core["sustained"].push_back({{"isa", std::string(hw::to_string(s.loop.isa))},
+                                   {"datatype", coll::to_string(s.loop.type)},
+                                   {"together_flops_per_s_per_rank", s.together_flops_per_s},
+                                   {"alone_flops_per_s", s.alone_flops_per_s},
+                                   {"ratio", s.ratio()},
+                                   {"ranks_at_once", h.core.sustained_ranks}});
+    core["sustained_method"] = "the fastest loop per datatype, 10 iterations of about 20 ms after a warm-up, by each "
+                               "node's first rank alone, then by every rank at once (a barrier, the slowest rank's "
+                               "time, the median); ratio = together / alone, the lowest node's";
     out["core"] = core;
   }
   if (h.gpu) {
