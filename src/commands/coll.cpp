@@ -32,6 +32,7 @@
 #include "report/results_file.h"
 #include "util/agreement.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/memory_budget.h"
 #include "util/mpi_session.h"
 #include "util/node.h"
@@ -85,6 +86,24 @@ constexpr std::initializer_list<coll::DataType> kCollDataTypes = {coll::DataType
 // default 20 iterations, 4 blocks each) for a change-point test, and a
 // spread over time that one pass does not have.
 constexpr int kDefaultRounds = 5;
+
+// Rounds per --min-span-s, at most (unless --rounds asks for more): a round
+// shorter than span/K waits for its turn, so that short rounds (small sizes,
+// one rank) spread evenly over the span instead of running back to back by
+// the ten thousand. More rounds than the change-point test has blocks
+// (stability::kMaxBlocks) would add samples, not moments of the machine, and
+// the analysis after the rounds grows with the samples.
+constexpr int kRoundsPerSpan = 100;
+
+// Sleeps until `due_s` on the run's clock (`now_s` now), in short slices so
+// that an interrupt is seen within one.
+void idle_until(double due_s, double now_s) {
+  using seconds = std::chrono::duration<double>;
+  const auto until = std::chrono::steady_clock::now() + seconds(due_s - now_s);
+  for (auto now = std::chrono::steady_clock::now(); !interrupt_requested() && now < until;
+       now = std::chrono::steady_clock::now())
+    std::this_thread::sleep_for(std::min(seconds(until - now), seconds(0.05)));
+}
 
 int parse_rounds(const std::string& text) {
   const double v = parse_number(text, "--rounds");
@@ -256,6 +275,8 @@ class CollCommand final : public Command {
     nlohmann::json shown_results = nlohmann::json::array();
     const auto run_clock = std::chrono::steady_clock::now();
     int rounds_done = 0;  // the most rounds any collective took
+    auto last_write = run_clock;  // when the writing rank last wrote the file, and how long that took
+    double last_write_s = 0;
     const auto elapsed_s = [&] {
       return max_over_ranks(ctx.mpi.world(),
                             std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count());
@@ -285,6 +306,7 @@ class CollCommand final : public Command {
       const auto show = [&](std::size_t i) {
         if (shown[i] || by_size[i].empty()) return;
         shown[i] = true;
+        for (auto& r : by_size[i]) summarize_coll_record(r, ctx.mpi.size());
         attach_expected(by_size[i], model_in);
         const auto& recs = by_size[i];
         for (std::size_t j = 0; j + 1 < recs.size(); j += 2) console.row(recs[j], recs[j + 1]);
@@ -297,14 +319,30 @@ class CollCommand final : public Command {
         if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
       };
       // The file: the rows shown so far, and every size measured since, as
-      // its rounds so far have it.
-      const auto publish = [&] {
+      // its rounds so far have it. It is written after each size of the
+      // first round (every size measured reaches it at once), and later no
+      // sooner than ten times its last writing's time after it, so that
+      // rewriting a file that grows with every round takes at most a tenth
+      // of the run; the end of the run writes it once more. Only the writing
+      // rank builds it.
+      const auto publish = [&](bool first_round) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!out.writes_files() ||
+            (!first_round && std::chrono::duration<double>(now - last_write).count() < 10 * last_write_s)) {
+          out.note_progress(sizes_done, total_sizes);
+          return;
+        }
         nlohmann::json results = shown_results;
         for (std::size_t i = 0; i < by_size.size(); ++i)
           if (!shown[i])
-            for (const auto& r : by_size[i]) results.push_back(to_json(r, rank_hosts));
+            for (CollRecord r : by_size[i]) {
+              summarize_coll_record(r, ctx.mpi.size());
+              results.push_back(to_json(r, rank_hosts));
+            }
         doc["results"] = std::move(results);
         out.publish(sizes_done, total_sizes);
+        last_write = std::chrono::steady_clock::now();
+        last_write_s = std::chrono::duration<double>(last_write - now).count();
       };
       // A round is the last once --rounds are done and the rounds, with
       // this one (as long as the one before), span --min-span-s; every
@@ -313,7 +351,10 @@ class CollCommand final : public Command {
       double last_round_s = 0;
       int done_rounds = 0;
       bool last = rounds == 1 && min_span_s <= 0;
+      const double pace_s = min_span_s / std::max(kRoundsPerSpan, rounds);
       for (int round = 0; round == 0 || (!last && !out.stopped()); ++round) {
+        // Every rank idles as long: they agree on the clock (elapsed_s).
+        if (round > 0 && pace_s > 0) idle_until(kind_start_s + round * pace_s, elapsed_s());
         const double round_start_s = elapsed_s();
         last = round + 1 >= rounds && round_start_s - kind_start_s + last_round_s >= min_span_s;
         for (std::size_t i = 0; i < p.sizes.size(); ++i) {
@@ -336,14 +377,14 @@ class CollCommand final : public Command {
             by_size[i] = std::move(recs);
           } else {
             for (std::size_t j = 0; j < recs.size() && j < by_size[i].size(); ++j)
-              merge_coll_record(by_size[i][j], recs[j], ctx.mpi.size());
+              append_coll_round(by_size[i][j], recs[j]);
           }
           if (last) {
             show(i);
             ++sizes_done;
           }
           // Each measured size reaches the file, so a run that dies keeps it.
-          publish();
+          publish(round == 0);
           // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
           if (out.stop_requested(++steps_done)) break;
         }
@@ -355,6 +396,13 @@ class CollCommand final : public Command {
       for (std::size_t i = 0; i < p.sizes.size(); ++i) show(i);
       doc["results"] = shown_results;
     }
+    // What follows the last round (the stability tests, the intervals, the
+    // report) must stay small beside the rounds: scripts/bench-analysis.sh
+    // times it from this line.
+    const double measured_s = elapsed_s();
+    ctx.progress << fmt::format("coll: {} round{} measured in {:.1f} s; analysing\n", rounds_done,
+                                rounds_done == 1 ? "" : "s", measured_s)
+                 << std::flush;
     const CollStability stable = assess_coll_stability(all);
     for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i) {
       doc["results"][i]["stability"] = stability_json(stable.rows[i]);

@@ -61,6 +61,8 @@ void RunOutput::publish(std::size_t done, std::optional<std::size_t> total,
     set_interrupt_note(fmt::format("{} are in {}", progress_.text(unit_), results_path()));
 }
 
+void RunOutput::note_progress(std::size_t done, std::optional<std::size_t> total) { progress_ = {done, total}; }
+
 bool RunOutput::stop_requested(std::size_t steps_done) {
   hold_for_signal_if_asked(steps_done);
   if (progress_.total && progress_.done >= *progress_.total) return false;

@@ -82,6 +82,14 @@ class RunOutput {
   // where the finished steps are. Call it on every rank.
   void publish(std::size_t done, std::optional<std::size_t> total,
                const std::function<std::string()>& csv_text = {});
+  // A step done without writing the files (a command that writes less often
+  // than it steps): the progress every rank keeps moves on as publish's
+  // does, so stop_requested stays collective; the files and the interrupt
+  // note keep the last publish's.
+  void note_progress(std::size_t done, std::optional<std::size_t> total);
+  // Whether this rank writes a file on publish (the writing rank, with
+  // --json or --csv): what only the file needs can be left unbuilt elsewhere.
+  bool writes_files() const { return writer_ && !results_path().empty(); }
 
   // Collective: true on every rank when any rank got SIGINT/SIGTERM, so all
   // stop after the same step. `steps_done` is the step a reliability test

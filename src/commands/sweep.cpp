@@ -400,6 +400,9 @@ class SweepCommand final : public Command {
             if (D != 0 && points[i].D == D && (points[i].windows.size() & (points[i].windows.size() - 1)) != 0)
               console.row(points[i], analysis.points[i]);
     }
+    // What follows the last measurement must stay small beside it:
+    // scripts/bench-analysis.sh times it from this line.
+    ctx.progress << fmt::format("sweep: measured in {:.1f} s; analysing\n", seconds_since(run_start)) << std::flush;
     // Every rank gets here, interrupted or not: the traced points are kept.
     out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
                          (plan.overlap.enabled() ? ", T_step and T_overlap" : " and T_step") +
