@@ -17,6 +17,7 @@
 #include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
+#include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/types.h"

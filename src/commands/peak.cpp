@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"

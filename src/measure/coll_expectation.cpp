@@ -10,8 +10,7 @@
 #include "collectives/traits.h"
 #include "link/link_summary.h"
 #include "link/ring_probe.h"
-#include "sweep/two_level.h"
-#include "sweep/two_level_probe.h"
+#include "link/two_level_probe.h"
 #include "timing/timing.h"
 #include "util/units.h"
 
@@ -165,7 +164,7 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
   in.source = "ring probe on these ranks, W at each row's message size";
   const bool hier = std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Hier) != plan.impls.end();
   if (hier) {
-    const auto two = sweep::measure_two_level_probe(setup.transport(), setup.memory(), comm, node_of_rank,
+    const auto two = link::measure_two_level_probe(setup.transport(), setup.memory(), comm, node_of_rank,
                                                     largest / es, es, timing);
     if (two && two->intra.fit.valid && two->inter.fit.valid) {
       model::CollLink l = in.link;

@@ -19,7 +19,7 @@
 //   link's burst that only an idle link's first message enjoys, or a NIC's
 //   start-up, cancels out of it); the probe also runs at twice the largest
 //   block so that the largest rows have a pair above them.
-//   hier takes the two-level probe (sweep/two_level_probe.h): each node's
+//   hier takes the two-level probe (link/two_level_probe.h): each node's
 //   ring for a, W and the rings across nodes for a_o, W_o.
 // - `--link-from FILE`: a `shardroof link` record's W and alpha (its
 //   medians, link/link_summary.h), one W for every size.

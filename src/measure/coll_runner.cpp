@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "collectives/check_pattern.h"
-#include "cli/values.h"
 #include "collectives/mpi_transport.h"
 #include "collectives/traits.h"
 #include "trace/clock_sync.h"

@@ -9,7 +9,7 @@
 #include "sweep/operands.h"
 #include "sweep/overlap_model.h"
 #include "trace/clock_sync.h"
-#include "sweep/two_level_probe.h"
+#include "link/two_level_probe.h"
 #include "util/mpi_session.h"
 
 namespace shardroof::sweep {
@@ -474,8 +474,8 @@ CollectiveTime SweepRunner::collective_at_S() {
 }
 
 std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
-  return measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
-                                 plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
+  return link::measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
+                                       plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 
 link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {

@@ -62,7 +62,7 @@ class SweepRunner {
   // where `first` has one, the ring probe. Fewer iterations than the first
   // measurement: the rounds add up.
   RunCeilings measure_ceiling_round(const RunCeilings& first);
-  // The ring probe on each level of plan.ring.hier.node_of_rank (sweep/two_level_probe.h).
+  // The ring probe on each level of plan.ring.hier.node_of_rank (link/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
   // The link model (W, alpha, g) `--overlap auto` weighs each K with; until
   // it is set, the measured T_comm is cut in proportion (no latency paid
