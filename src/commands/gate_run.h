@@ -36,6 +36,11 @@ struct GateExpectation {
   double model_fraction = 0;  // > 0: at least this times each result's model value instead of at_least
 };
 
+// coll's --expect-busbw over the sizes from --expect-from (default: a tenth
+// of the largest, gate::default_expect_from), as typed; none without it.
+std::vector<GateExpectation> busbw_expectations(const std::string& expect_busbw, const std::string& expect_from,
+                                                const std::vector<std::uint64_t>& sizes);
+
 class RunGate {
  public:
   // Collective. `doc`: the run's document, begun (its command and settings).

@@ -44,6 +44,20 @@
 
 namespace shardroof {
 
+// The flags that say where the model column's link comes from, as typed.
+struct CollModelFlags {
+  std::string model;         // --model: probe | off
+  std::string link_from;     // --link-from FILE
+  std::string hw;            // --hw PRESET
+  std::string link;          // --link (of --hw)
+  std::string expect_busbw;  // --expect-busbw (model:F needs the column)
+  bool tuning = false;       // --tune-to, which measures no model column
+};
+
+// Where the model column's link comes from; the file or preset is read
+// here, so a bad one is a usage error before anything runs.
+CollModelChoice choose_coll_model(const CollModelFlags& f);
+
 // Collective over `comm` (the setup's ranks): the inputs `choice` names,
 // measured where they come from this run. Off, or one rank: no link (every
 // row without a model).
