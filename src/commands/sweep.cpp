@@ -12,11 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
-
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/config_file.h"
 #include "cli/values.h"
 #include "commands/backends.h"
 #include "commands/gate_run.h"
@@ -46,7 +44,7 @@ namespace shardroof {
 namespace {
 
 // The flags as typed; their defaults are configs/default.toml's (built in,
-// and set again from it by apply_builtin_defaults).
+// and set again from it by apply_config_defaults).
 struct SweepFlags {
   std::uint64_t B = 1024;
   std::uint64_t F = 1024;
@@ -70,29 +68,6 @@ struct SweepFlags {
   std::string model_link;
   std::string link_from;
 };
-
-std::string toml_value_text(const toml::node& node) {
-  if (node.is_string()) return *node.value<std::string>();
-  if (node.is_integer()) return std::to_string(*node.value<long long>());
-  if (node.is_floating_point()) return fmt::format("{}", *node.value<double>());
-  if (node.is_boolean()) return *node.value<bool>() ? "1" : "0";
-  if (const auto* arr = node.as_array()) {
-    std::string out;
-    for (const auto& item : *arr) out += (out.empty() ? "" : ",") + toml_value_text(item);
-    return out;
-  }
-  throw RuntimeError("built-in default config: unsupported value");
-}
-
-// Makes the built-in config the flags' defaults (shown by --help).
-void apply_builtin_defaults(CLI::App& app) {
-  const toml::table root = toml::parse(std::string_view(kDefaultSweepToml), std::string_view("configs/default.toml (built in)"));
-  for (const auto& [key, value] : root) {
-    CLI::Option* opt = app.get_option_no_throw("--" + std::string(key.str()));
-    if (!opt) throw RuntimeError(fmt::format("built-in default config: unknown key '{}'", key.str()));
-    opt->run_callback_for_default()->default_val(toml_value_text(value));
-  }
-}
 
 // What --datatype takes: the types with a GEMM.
 constexpr std::initializer_list<coll::DataType> kSweepDataTypes = {coll::DataType::Float, coll::DataType::Double,
@@ -173,7 +148,8 @@ class SweepCommand final : public Command {
                    "this machine's GEMM with the preset's link");
     app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
     add_baseline_flags(app, f_.baseline);
-    apply_builtin_defaults(app);
+    // configs/default.toml, built in, makes the flags' defaults (shown by --help).
+    apply_config_defaults(app, kDefaultSweepToml, "configs/default.toml (built in)");
   }
 
   int run(RunContext& ctx) override {
@@ -207,7 +183,7 @@ class SweepCommand final : public Command {
       // one with SHARDROOF_ALLOW_SHARED_GPU are checked as if alone).
       if (plan.backend != Backend::Cpu) {
         const std::size_t free = backend->free_memory_bytes();
-        budget_memory(plan, ranks,
+        sweep::budget_memory(plan, ranks,
                       {free > 0 ? std::optional<std::uint64_t>(free) : std::nullopt, 1});
       }
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
@@ -237,17 +213,7 @@ class SweepCommand final : public Command {
                                 link_from ? "" : ", the ring probe")
                  << std::flush;
     sweep::RunCeilings ceilings = runner.measure_ceilings(!link_from && ranks >= 2);
-    if (link_from) {
-      // The link file's W is the link in its pattern (ping-pong: the pure
-      // link; shift, ring: under load); the local reduction g stays a
-      // separate term of the model.
-      ceilings.link.W_bytes_per_s = link_from->W_bytes_per_s;
-      ceilings.link.alpha_s = link_from->alpha_s;
-      ceilings.link.source =
-          fmt::format("--link-from {} (pattern {}, medians over {} {} pairs)", f_.link_from, link_from->pattern,
-                      link_from->pairs, link_from->source == "cross_node" ? "cross-node" : "same-node");
-      ceilings.link.pattern = link_from->pattern;
-    }
+    if (link_from) sweep::use_link_from(ceilings, *link_from, f_.link_from);
     if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
     // Two levels (several nodes of several ranks): each level's link as
@@ -308,23 +274,9 @@ class SweepCommand final : public Command {
     search_report.search = search ? &*search : nullptr;
     // The document from the points so far (rank 0 writes it), then the files.
     const auto update_document = [&] {
-      if (!ctx.mpi.is_root()) return;
-      doc["ceilings"] = ceilings_json(ceilings, analysis);
-      doc["points"] = nlohmann::json::array();
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        nlohmann::json point = point_json(points[i], analysis.points[i]);
-        point.update(point_ranks_json(analysis.points[i], rank_hosts));
-        doc["points"].push_back(std::move(point));
-      }
-      doc["crossover"] = crossover_json(analysis, search_report);
-      doc["stability"] = sweep_stability_json(analysis);
-      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
-        doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
-        doc["two_level"]["probes"] = two_level_probes_json(*levels);
-      }
-      doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
-      doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
-                                    : points.size() == plan.D.size();
+      if (ctx.mpi.is_root())
+        add_sweep_results_json(doc, plan, ceilings, analysis, points, search_report, levels,
+                               sweep::analyze_two_level(plan, ceilings, levels, points), rank_hosts);
     };
     const auto csv_text = [&] { return sweep_csv(points, analysis, plan); };
     const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
@@ -467,32 +419,8 @@ class SweepCommand final : public Command {
     plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
     // On a GPU the operands live in device memory: checked once the
     // backend can say how much is free (run()).
-    if (plan.backend == Backend::Cpu) budget_memory(plan, ranks, node);
+    if (plan.backend == Backend::Cpu) sweep::budget_memory(plan, ranks, node);
     return plan;
-  }
-
-  // Memory per rank: the two shards, the partial sum and its result, and
-  // the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
-  // partial sum and result of the interference measurement (2*B*F more);
-  // refuse what cannot fit rather than die. --D auto stays below the
-  // largest D that fits.
-  void budget_memory(sweep::SweepPlan& plan, int ranks, const NodeMemory& node) const {
-    const std::uint64_t es = coll::size_of(plan.type);
-    const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
-    const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);
-    if (plan.search) {
-      require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
-      const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
-      // Unknown memory: only MPI's int counts bound the search.
-      std::uint64_t shard = static_cast<std::uint64_t>(INT_MAX) - 1;
-      if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
-      if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
-      plan.D_max = shard * static_cast<std::uint64_t>(ranks);
-      return;
-    }
-    const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
-    require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
-                   fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
   }
 
   SweepFlags f_;

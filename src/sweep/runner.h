@@ -31,6 +31,7 @@
 #include "sweep/records.h"
 #include "timing/timing.h"
 #include "trace/recorder.h"
+#include "util/memory_budget.h"
 
 namespace shardroof::sweep {
 
@@ -101,5 +102,12 @@ class SweepRunner {
   int ranks_ = 1;
   std::optional<model::Ceilings> overlap_link_;
 };
+
+// Memory per rank: the two shards, the partial sum and its result, and
+// the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
+// partial sum and result of the interference measurement (2*B*F more);
+// refuse what cannot fit rather than die. --D auto stays below the
+// largest D that fits.
+void budget_memory(SweepPlan& plan, int ranks, const NodeMemory& node);
 
 }  // namespace shardroof::sweep
