@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Plots a `shardroof sweep` JSON record.
 
-    /usr/bin/python3 scripts/plot.py results/sweep.json [-o results/sweep.png]
+    python3 scripts/plot.py results/sweep.json [-o results/sweep.png]
+
+(Run by a python3 without matplotlib, it runs itself again on one that has
+it, /usr/bin/python3 with Debian's python3-matplotlib: matplotlib_python.py.)
 
 Left: T_math, T_comm and T_step (and T_overlap, from `sweep --overlap K`)
 against D (log-log; medians, with min-max bars), each T_math point marked
@@ -20,9 +23,14 @@ critical intensity C_peak/W_eff; the book's W as a dotted slope.
 import argparse
 import json
 import math
+import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matplotlib_python  # noqa: E402
+
+matplotlib_python.require(__file__)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -12,7 +12,13 @@ python3-matplotlib).
 """
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matplotlib_python  # noqa: E402
+
+matplotlib_python.require(__file__)
 
 
 def series(doc):

@@ -11,7 +11,13 @@ matrices are directed (row = sender, column = receiver). Needs matplotlib
 import argparse
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matplotlib_python  # noqa: E402
+
+matplotlib_python.require(__file__)
 
 
 def directed(doc):

@@ -1,5 +1,7 @@
 #include "cli/config_file.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -114,6 +116,32 @@ std::vector<std::string> config_text_to_args(const std::string& text, const std:
     }
   }
   return args;
+}
+
+namespace {
+
+std::string toml_value_text(const toml::node& node) {
+  if (node.is_string()) return *node.value<std::string>();
+  if (node.is_integer()) return std::to_string(*node.value<long long>());
+  if (node.is_floating_point()) return fmt::format("{}", *node.value<double>());
+  if (node.is_boolean()) return *node.value<bool>() ? "1" : "0";
+  if (const auto* arr = node.as_array()) {
+    std::string out;
+    for (const auto& item : *arr) out += (out.empty() ? "" : ",") + toml_value_text(item);
+    return out;
+  }
+  throw RuntimeError("built-in default config: unsupported value");
+}
+
+}  // namespace
+
+void apply_config_defaults(CLI::App& app, std::string_view text, std::string_view source) {
+  const toml::table root = toml::parse(text, source);
+  for (const auto& [key, value] : root) {
+    CLI::Option* opt = app.get_option_no_throw("--" + std::string(key.str()));
+    if (!opt) throw RuntimeError(fmt::format("built-in default config: unknown key '{}'", key.str()));
+    opt->run_callback_for_default()->default_val(toml_value_text(value));
+  }
 }
 
 }  // namespace shardroof

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardroof {
@@ -28,6 +29,12 @@ std::vector<std::string> config_file_to_args(const std::string& path, const std:
 std::vector<std::string> config_text_to_args(const std::string& text, const std::string& source,
                                              const std::string& command,
                                              const std::vector<std::string>& known_keys);
+
+// Makes the keys of TOML `text` (a built-in config, named `source` in
+// messages) the defaults of `app`'s flags of the same long names, shown by
+// --help; an array becomes a comma-separated list, a boolean 1 or 0. A key
+// that names no flag, or a value of another type, is an error of the build.
+void apply_config_defaults(CLI::App& app, std::string_view text, std::string_view source);
 
 // Edit distance, for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);

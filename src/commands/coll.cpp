@@ -3,43 +3,36 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <climits>
 #include <cmath>
-#include <limits>
-#include <optional>
-#include <set>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
+#include "collectives/types.h"
+#include "commands/backends.h"
+#include "commands/environment.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
-#include "collectives/types.h"
 #include "measure/coll_expectation.h"
+#include "measure/coll_plan.h"
+#include "measure/coll_rounds.h"
 #include "measure/coll_runner.h"
 #include "measure/coll_stability.h"
-#include "report/stability_report.h"
 #include "measure/comm_setup.h"
-#include "tuning/tuning.h"
 #include "report/coll_report.h"
-#include "report/gate_report.h"
-#include "commands/environment.h"
-#include "report/results_file.h"
+#include "tuning/tuning.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/memory_budget.h"
 #include "util/mpi_session.h"
 #include "util/node.h"
 #include "util/topology.h"
-#include "util/watchdog.h"
 #include "util/units.h"
-#include "link/link_summary.h"
-#include "model/hardware.h"
+#include "util/watchdog.h"
 
 namespace shardroof {
 namespace {
@@ -162,7 +155,7 @@ class CollCommand final : public Command {
   }
 
   int run(RunContext& ctx) override {
-    if (!f_.tune_from.empty()) return tune_from_documents(ctx);
+    if (!f_.tune_from.empty()) return tune_from_documents(ctx, f_.tune, f_.tuning, f_.tune_from);
     CollPlan plan;
     std::vector<coll::CollectiveKind> kinds;
     Backend backend = Backend::Cpu;
@@ -177,7 +170,7 @@ class CollCommand final : public Command {
       plan = make_plan();
       topology = with_ranks_per_node(topology, f_.ranks_per_node);
       plan.ring.hier.node_of_rank = topology.node_of_rank;
-      if (f_.tune.empty()) add_or_check_hier(plan, topology);
+      if (f_.tune.empty()) add_or_check_hier(plan, topology, f_.impl == "all");
       if (f_.root < 0 || f_.root >= ctx.mpi.size())
         throw_usage("--root: {} is not a rank (0 to {})", f_.root, ctx.mpi.size() - 1);
       plan.ring.broadcast.root = f_.root;
@@ -188,23 +181,15 @@ class CollCommand final : public Command {
       for (const auto kind : kinds) {
         CollPlan p = plan;
         p.kind = kind;
-        check_native_limits(p, ctx.mpi.size());
+        check_native_limits(p, ctx.mpi.size(), !f_.tune.empty());
       }
-      if (!plan.sizes.empty()) {
-        std::uint64_t need = 0;
-        for (const auto kind : kinds)
-          need = std::max(need, bytes_per_rank(kind, plan.sizes.back(), coll::size_of(plan.type), ctx.mpi.size(),
-                                               measures_direct(plan, kind), hier_scratch_ranks(plan, kind, topology)));
-        require_memory(node, need, fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
-      }
-      if (!f_.tuning.empty()) {
-        *table = read_tuning_file(f_.tuning);
-        table_source = f_.tuning;
-      } else {
-        *table = builtin_tuning_table();
-      }
-      expectations = make_expectations(plan.sizes);
-      model_choice = make_model_choice();
+      if (!plan.sizes.empty())
+        require_memory(node, coll_bytes_needed(plan, kinds, ctx.mpi.size(), topology, !f_.tune.empty()),
+                       fmt::format("--maxbytes {} ({})", f_.maxbytes, format_bytes(plan.sizes.back())));
+      *table = f_.tuning.empty() ? builtin_tuning_table() : read_tuning_file(f_.tuning);
+      if (!f_.tuning.empty()) table_source = f_.tuning;
+      expectations = busbw_expectations(f_.expect_busbw, f_.expect_from, plan.sizes);
+      model_choice = choose_coll_model({f_.model, f_.link_from, f_.hw, f_.link, f_.expect_busbw, !f_.tune.empty()});
     });
     RunOutput out = RunOutput::agree(ctx, "coll", "sizes", {f_.output.json, "", f_.output.trace, false});
     // The tuning table written is updated in place: checked, never renamed.
@@ -220,9 +205,13 @@ class CollCommand final : public Command {
         f_.tune.empty() ? measure_coll_model(*setup, ctx.mpi.world(), plan, topology.node_of_rank,
                                              topology.nodes > 1 ? topology.ranks_per_node : 0, model_choice)
                         : CollModelInputs{};
+    const int rounds = f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds);
+    const double min_span_s = f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0;
     trace::Recorder* recorder = out.start_trace();
     out.begin_document({{"ranks", ctx.mpi.size()},
-                        {"settings", settings_json(plan, kinds, table_source)},
+                        {"settings", coll_settings_json(plan, {kinds, rounds, min_span_s, f_.impl, f_.compute.backend,
+                                                               f_.transport, f_.stepfactor, f_.stepbytes, table_source,
+                                                               f_.tune, f_.ranks_per_node})},
                         {"aggregation", aggregation_note(plan.timing)},
                         {"topology", topology_json(topology)},
                         {"results", nlohmann::json::array()}});
@@ -246,47 +235,34 @@ class CollCommand final : public Command {
     CollConsoleReporter console(ctx.out, ctx.mpi.size(), rank_hosts);
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
-    const int rounds = f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds);
-    const double min_span_s = f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0;
     // Progress counts the sizes whose last round has run: an interruption
     // in an earlier round leaves every size measured so far in the file,
     // each with the rounds it had, and none finished.
     const std::size_t total_sizes = kinds.size() * plan.sizes.size();
     std::size_t sizes_done = 0;
     nlohmann::json shown_results = nlohmann::json::array();
-    const auto run_clock = std::chrono::steady_clock::now();
+    CollRoundClock clock(ctx.mpi.world(), rounds, min_span_s);
     int rounds_done = 0;  // the most rounds any collective took
-    const auto elapsed_s = [&] {
-      return max_over_ranks(ctx.mpi.world(),
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count());
-    };
     for (std::size_t k = 0; k < kinds.size() && !out.stopped(); ++k) {
       CollPlan p = plan;
       p.kind = kinds[k];
       p.impls = impls_of[k];
       std::string setup_text;
       for (coll::Algorithm impl : p.impls) setup_text += (setup_text.empty() ? "" : ", ") + setup->describe(impl);
-      CollHeader header{fmt::format("{} ({})", setup_text, f_.compute.backend), {}};
-      if (std::find(p.impls.begin(), p.impls.end(), coll::Algorithm::Auto) != p.impls.end())
-        header.notes = auto_notes(setup->tuning(), p.kind, ctx.mpi.size(), table_source, tuning_notes);
-      if (std::find(p.impls.begin(), p.impls.end(), coll::Algorithm::Hier) != p.impls.end())
-        header.notes.push_back("hier over " + describe(topology));
-      if (p.impls.size() > 1)
-        header.notes.push_back("implementations interleaved iteration by iteration, in an order that changes every "
-                               "iteration so that each follows every other equally often");
-      if (!f_.tune.empty()) header.notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", kPruneSizes));
-      if (f_.tune.empty()) header.notes.push_back("model: " + model_in.source);
-      console.header(p, header);
+      const bool runs_auto = std::find(p.impls.begin(), p.impls.end(), coll::Algorithm::Auto) != p.impls.end();
+      console.header(p, {fmt::format("{} ({})", setup_text, f_.compute.backend),
+                         coll_header_notes(p, runs_auto ? coll_auto_notes(setup->tuning(), p.kind, ctx.mpi.size(),
+                                                                          table_source, tuning_notes)
+                                                        : std::vector<std::string>{},
+                                           describe(topology), f_.tune.empty() ? 0 : kPruneSizes, model_in.source)});
       std::vector<CollRecord> mine;
       // Every size once per round; a size's rows are printed (and reach the
       // file) after its last round, aggregating all of them.
-      std::vector<std::vector<CollRecord>> by_size(p.sizes.size());
-      std::vector<bool> shown(p.sizes.size(), false);
+      CollSizeRows rows(p.sizes.size(), ctx.mpi.size());
       const auto show = [&](std::size_t i) {
-        if (shown[i] || by_size[i].empty()) return;
-        shown[i] = true;
-        attach_expected(by_size[i], model_in);
-        const auto& recs = by_size[i];
+        std::vector<CollRecord> recs = rows.take(i);
+        if (recs.empty()) return;
+        attach_expected(recs, model_in);
         for (std::size_t j = 0; j + 1 < recs.size(); j += 2) console.row(recs[j], recs[j + 1]);
         console.stragglers(recs);
         for (const auto& r : recs) {
@@ -297,76 +273,55 @@ class CollCommand final : public Command {
         if (!f_.tune.empty()) console.ranking(rank_sizes(mine).back());
       };
       // The file: the rows shown so far, and every size measured since, as
-      // its rounds so far have it.
-      const auto publish = [&] {
+      // its rounds so far have it; after each size of the first round (every
+      // size measured reaches it at once), later as often as its writing
+      // time allows (RunOutput::publish_throttled).
+      const auto file_results = [&] {
         nlohmann::json results = shown_results;
-        for (std::size_t i = 0; i < by_size.size(); ++i)
-          if (!shown[i])
-            for (const auto& r : by_size[i]) results.push_back(to_json(r, rank_hosts));
+        for (const auto& r : rows.pending()) results.push_back(to_json(r, rank_hosts));
         doc["results"] = std::move(results);
-        out.publish(sizes_done, total_sizes);
       };
-      // A round is the last once --rounds are done and the rounds, with
-      // this one (as long as the one before), span --min-span-s; every
-      // rank decides on the slowest rank's clock.
-      const double kind_start_s = elapsed_s();
-      double last_round_s = 0;
-      int done_rounds = 0;
-      bool last = rounds == 1 && min_span_s <= 0;
+      clock.start();
+      bool last = false;
       for (int round = 0; round == 0 || (!last && !out.stopped()); ++round) {
-        const double round_start_s = elapsed_s();
-        last = round + 1 >= rounds && round_start_s - kind_start_s + last_round_s >= min_span_s;
+        last = clock.begin(round);
         for (std::size_t i = 0; i < p.sizes.size(); ++i) {
           const auto bytes = p.sizes[i];
-          const auto rankings = rank_sizes(mine);
-          std::vector<coll::Algorithm> now;
-          for (coll::Algorithm impl : p.impls)
-            if (f_.tune.empty() || worth_measuring(std::string(to_string(impl)), rankings)) now.push_back(impl);
+          const auto now = f_.tune.empty() ? p.impls : impls_worth_measuring(p.impls, rank_sizes(mine));
           std::string impls_text;
-          for (coll::Algorithm impl : now) {
-            if (!impls_text.empty()) impls_text += ',';
-            impls_text += to_string(impl);
-          }
+          for (coll::Algorithm impl : now) impls_text.append(impls_text.empty() ? "" : ",").append(to_string(impl));
           WatchdogScope watched(fmt::format("{} {} {}{}", coll::to_string(p.kind), impls_text, format_bytes(bytes),
                                             last && round == 0 ? "" : fmt::format(", round {}", round + 1)));
           // The trace holds the last round's last timed iteration of each row.
-          auto recs = measure_collectives(*setup, ctx.mpi.world(), p, now, bytes,
-                                          last ? recorder : nullptr);
-          if (round == 0) {
-            by_size[i] = std::move(recs);
-          } else {
-            for (std::size_t j = 0; j < recs.size() && j < by_size[i].size(); ++j)
-              merge_coll_record(by_size[i][j], recs[j], ctx.mpi.size());
-          }
+          rows.add(i, measure_collectives(*setup, ctx.mpi.world(), p, now, bytes, last ? recorder : nullptr));
           if (last) {
             show(i);
             ++sizes_done;
           }
           // Each measured size reaches the file, so a run that dies keeps it.
-          publish();
+          out.publish_throttled(sizes_done, total_sizes, round == 0, file_results);
           // Every rank stops at the same size when any rank got SIGINT/SIGTERM.
           if (out.stop_requested(++steps_done)) break;
         }
-        last_round_s = elapsed_s() - round_start_s;
-        done_rounds = round + 1;
+        clock.end(round);
       }
-      rounds_done = std::max(rounds_done, done_rounds);
+      rounds_done = std::max(rounds_done, clock.rounds_done());
       // Interrupted: what earlier rounds measured is kept.
       for (std::size_t i = 0; i < p.sizes.size(); ++i) show(i);
       doc["results"] = shown_results;
     }
+    // What follows the last round (the stability tests, the intervals, the
+    // report) must stay small beside the rounds: scripts/bench-analysis.sh
+    // times it from this line.
+    ctx.progress << fmt::format("coll: {} round{} measured in {:.1f} s; analysing\n", rounds_done,
+                                rounds_done == 1 ? "" : "s", clock.elapsed_s())
+                 << std::flush;
     const CollStability stable = assess_coll_stability(all);
-    for (std::size_t i = 0; i < all.size() && i < doc["results"].size(); ++i) {
-      doc["results"][i]["stability"] = stability_json(stable.rows[i]);
-      doc["results"][i]["time_us_ci95"] = {stable.intervals[i].low * 1e6, stable.intervals[i].high * 1e6};
-    }
-    doc["stability"] = {{"rounds", rounds_done}, {"min_rounds", rounds}, {"min_span_s", min_span_s},
-                        {"run", stability_json(stable.run)},
-                        {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
+    add_coll_stability_json(doc, stable, rounds_done, rounds, min_span_s);
     std::size_t tuning_rules_written = 0;  // rank 0
     if (!f_.tune.empty() && !out.stopped()) {
       const coll::TuningTable measured =
-          table_from_records(all, kinds, ctx.mpi.size(), tuning_origin(plan, kinds, ctx, scope, hosts));
+          table_from_records(all, kinds, ctx.mpi.size(), run_tuning_origin(plan, kinds, ctx, scope, hosts.size()));
       if (ctx.mpi.is_root() && !plan.sizes.empty()) {
         write_tuning_table(f_.tune, ctx.mpi.size(), kinds, plan.sizes.front(), plan.sizes.back(), measured);
         tuning_rules_written = measured.rules.size();
@@ -428,35 +383,10 @@ class CollCommand final : public Command {
     }
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     // --impl is checked against the collective (--tune-to measures every implementation).
-    if (f_.tune.empty()) plan.impls = parse_impl_list(f_.impl, make_kinds().front());
+    if (f_.tune.empty()) plan.impls = parse_coll_impls(f_.impl, make_kinds().front());
     if (!f_.tune.empty() && !f_.tuning.empty())
       throw_usage("--tune-to measures a new table; it does not read one (--tuning {})", f_.tuning);
     return plan;
-  }
-
-  // --expect-busbw over the sizes from --expect-from (default: a tenth of
-  // the largest, gate::default_expect_from).
-  std::vector<GateExpectation> make_expectations(const std::vector<std::uint64_t>& sizes) const {
-    const ExpectFlag busbw = expect_flag(f_.expect_busbw, "--expect-busbw", true);
-    if (!busbw.set()) {
-      if (!f_.expect_from.empty()) throw_usage("--expect-from {}: only with --expect-busbw", f_.expect_from);
-      return {};
-    }
-    const std::uint64_t from =
-        f_.expect_from.empty() ? gate::default_expect_from(sizes) : parse_bytes(f_.expect_from, "--expect-from");
-    if (!sizes.empty() && from > sizes.back())
-      throw_usage("--expect-from {}: larger than the largest size measured ({})", f_.expect_from,
-                  format_bytes(sizes.back()));
-    const std::string what =
-        busbw.model_fraction > 0
-            ? fmt::format("busbw at least {:g}% of the model's (this run's expected busbw of the same row)",
-                          busbw.model_fraction * 100)
-            : fmt::format("busbw at least {}", format_metric_value(busbw.at_least, "B/s"));
-    return {{"busbw", busbw.at_least, from,
-             fmt::format("--expect-busbw {}: {} at every size from {} ({}), every implementation and placement",
-                         f_.expect_busbw, what, format_bytes(from),
-                         f_.expect_from.empty() ? "a tenth of the largest size" : "--expect-from"),
-             busbw.model_fraction}};
   }
 
   void add_model_flags(CLI::App& app) {
@@ -472,256 +402,29 @@ class CollCommand final : public Command {
     app.add_option("--link", f_.link, "The preset's link for --hw (default: its default link)");
   }
 
-  // Where the model column's link comes from; the file or preset is read
-  // here, so a bad one is a usage error before anything runs.
-  CollModelChoice make_model_choice() const {
-    CollModelChoice c;
-    if (f_.model == "off") {
-      c.source = CollModelChoice::Source::Off;
-    } else if (f_.model != "probe") {
-      throw_usage("--model: unknown '{}' (probe, off)", f_.model);
-    }
-    if (!f_.link.empty() && f_.hw.empty()) throw_usage("--link {}: names a link of --hw PRESET", f_.link);
-    if (!f_.link_from.empty() && !f_.hw.empty()) throw_usage("--link-from and --hw: give one source of the link");
-    if (c.source == CollModelChoice::Source::Off && (!f_.link_from.empty() || !f_.hw.empty()))
-      throw_usage("--model off: no link to take (--link-from, --hw)");
-    // A model gate needs the model column, which --tune-to does not measure.
-    if (f_.expect_busbw.rfind("model:", 0) == 0 && (c.source == CollModelChoice::Source::Off || !f_.tune.empty()))
-      throw_usage("--expect-busbw {}: needs the model column ({})", f_.expect_busbw,
-                  f_.tune.empty() ? "not with --model off" : "--tune-to measures none");
-    if (!f_.link_from.empty()) {
-      link::load_link_fit(f_.link_from);
-      c.source = CollModelChoice::Source::LinkFile;
-      c.link_file = f_.link_from;
-    }
-    if (!f_.hw.empty()) {
-      model::load_hardware_preset(f_.hw).link(f_.link);
-      c.source = CollModelChoice::Source::Preset;
-      c.hw = f_.hw;
-      c.link = f_.link;
-    }
-    return c;
-  }
-
   // The collectives to measure: --collective, or with --tune-to a list (all
   // of them by default).
   std::vector<coll::CollectiveKind> make_kinds() const {
-    const bool tuning = !f_.tune.empty();
-    const std::string text = tuning && collective_opt_->count() == 0 ? "all" : f_.collective;
-    std::vector<coll::CollectiveKind> kinds;
-    if (tuning && text == "all") {
-      for (const auto& t : coll::all_collectives()) kinds.push_back(t.kind);
-      return kinds;
-    }
-    for (const std::string_view name : split_list(text)) {
-      const auto kind = coll::parse_collective(name);
-      if (!kind) throw_usage("--collective: unknown '{}' ({})", name, coll::collective_names());
-      if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) kinds.push_back(*kind);
-    }
-    if (kinds.size() > 1 && !tuning)
-      throw_usage("--collective: one collective at a time ('{}'); a list only with --tune-to", text);
-    return kinds;
-  }
-
-  // Whether `plan` runs direct (its scratch holds N copies of an AllReduce).
-  bool measures_direct(const CollPlan& plan, coll::CollectiveKind kind) const {
-    if (kind != coll::CollectiveKind::AllReduce) return false;
-    if (!f_.tune.empty()) return true;
-    return std::find_if(plan.impls.begin(), plan.impls.end(),
-                        [](coll::Algorithm i) { return i == coll::Algorithm::Direct || i == coll::Algorithm::Auto; }) != plan.impls.end();
-  }
-
-  // K when hier ReduceScatter runs on nodes of K ranks (its scratch), else 0.
-  static int hier_scratch_ranks(const CollPlan& plan, coll::CollectiveKind kind, const Topology& topology) {
-    const bool hier = std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Hier) != plan.impls.end();
-    const bool two_levels = topology.nodes > 1 && topology.ranks_per_node > 1;
-    return hier && two_levels && kind == coll::CollectiveKind::ReduceScatter ? topology.ranks_per_node : 0;
-  }
-
-  // What measure_collectives allocates per rank at `bytes` (send, recv, in
-  // place, its pristine copy, two host staging arrays), plus one more array
-  // for the MPI library's own temporaries, direct AllReduce's N receive
-  // slots when it runs, and hier ReduceScatter's scratch on nodes of
-  // `hier_k` ranks (0: it does not run): the regrouped input and the
-  // node's reduced piece (collectives/hierarchical.cpp). Rank 0 holds the
-  // largest blocks.
-  static std::uint64_t bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, std::size_t es, int nranks,
-                                      bool direct, int hier_k) {
-    const coll::CollectiveTraits& t = coll::traits(kind);
-    const coll::CallShape rank0{bytes / es, 0, nranks};
-    const std::uint64_t in = saturating_mul(t.input_count(rank0), es);
-    const std::uint64_t out = saturating_mul(t.output_count(rank0), es);
-    const std::uint64_t buffer = saturating_mul(t.in_place(rank0).buffer, es);
-    std::uint64_t total = saturating_add(in, out);
-    total = saturating_add(total, saturating_mul(buffer, 2));                  // in place, pristine
-    total = saturating_add(total, saturating_add(std::max(in, out), buffer));  // host staging, full pattern
-    if (direct) total = saturating_add(total, saturating_mul(bytes, static_cast<std::uint64_t>(nranks)));
-    if (hier_k > 0) {
-      const std::uint64_t piece = (bytes / es + static_cast<std::uint64_t>(hier_k) - 1) / static_cast<std::uint64_t>(hier_k);
-      total = saturating_add(total, saturating_add(bytes, saturating_mul(piece, es)));
-    }
-    return saturating_add(total, buffer);
-  }
-
-  // MPI counts are ints: the native collectives cannot move some sizes.
-  void check_native_limits(const CollPlan& plan, int nranks) const {
-    const bool native = !f_.tune.empty() || std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Native) != plan.impls.end();
-    if (!native) return;
-    const std::size_t es = coll::size_of(plan.type);
-    for (const auto bytes : plan.sizes) {
-      if (coll::traits(plan.kind).mpi_int_argument(bytes / es, nranks, es) > static_cast<std::uint64_t>(INT_MAX))
-        throw_usage("--impl {}: native MPI {} cannot move {} on {} ranks (MPI counts are ints); "
-                    "use --impl {} or a smaller --maxbytes",
-                    to_string(coll::Algorithm::Native), coll::to_string(plan.kind), format_bytes(bytes), nranks,
-                    coll::to_string(coll::traits(plan.kind).algorithms.front().algorithm));
-    }
-  }
-
-  // hier needs equal nodes (and for reduce_scatter consecutive ranks); `all`
-  // runs it where it differs from the ring: several nodes of several ranks.
-  void add_or_check_hier(CollPlan& plan, const Topology& topology) const {
-    const bool reduce_scatter = plan.kind == coll::CollectiveKind::ReduceScatter;
-    const std::string why = hier_unavailable_reason(topology, reduce_scatter);
-    auto& impls = plan.impls;
-    if (std::find(impls.begin(), impls.end(), coll::Algorithm::Hier) != impls.end()) {
-      if (!why.empty()) throw_usage("--impl hier: {}", why);
-      return;
-    }
-    if (f_.impl == "all" && why.empty() && coll::supports(coll::Algorithm::Hier, plan.kind) && topology.nodes > 1 &&
-        topology.ranks_per_node > 1)
-      impls.insert(std::find(impls.begin(), impls.end(), coll::Algorithm::Native), coll::Algorithm::Hier);
-  }
-
-  // "all", one name, or a comma-separated list of names.
-  static std::vector<coll::Algorithm> parse_impl_list(const std::string& text, coll::CollectiveKind kind) {
-    // all: auto, our main algorithm, native.
-    if (text == "all")
-      return {coll::Algorithm::Auto, coll::traits(kind).algorithms.front().algorithm, coll::Algorithm::Native};
-    std::vector<coll::Algorithm> impls;
-    for (const std::string_view name : split_list(text)) {
-      const auto impl = coll::parse_algorithm(name);
-      if (!impl) throw_usage("--impl: unknown '{}' (auto, ring, pairwise, direct, hier, native, all, or a list like auto,native)", name);
-      if (!coll::supports(*impl, kind))
-        throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
-      impls.push_back(*impl);
-    }
-    return impls;
-  }
-
-  // The implementations of `kind` this setup can build (the same on every
-  // rank: building a collective does not communicate).
-  static std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind, const coll::CollectiveOptions& ring) {
-    // What auto can choose: our candidates and the library's own.
-    std::vector<coll::Algorithm> candidates = coll::auto_candidates(kind);
-    candidates.push_back(coll::Algorithm::Native);
-    std::vector<coll::Algorithm> out;
-    for (const coll::Algorithm impl : candidates) {
-      try {
-        setup.make(kind, impl, ring);
-        out.push_back(impl);
-      } catch (const UsageError&) {
-        // not on this setup (pairwise over NCCL)
-      }
-    }
-    return out;
-  }
-
-  // The header lines that say what `auto` chooses by.
-  static std::vector<std::string> auto_notes(const coll::TuningTable& table, coll::CollectiveKind kind, int ranks,
-                                             const std::string& source, const std::vector<std::string>& dropped) {
-    std::vector<std::string> notes = dropped;
-    const auto rules = table.rules_for(kind, ranks);
-    if (rules.empty()) {
-      notes.push_back(fmt::format("auto: the tuning table ({}) has no {} rules for {} ranks: auto runs native "
-                                  "(the library's own), else {}; measure some with --tune-to FILE",
-                                  source, coll::to_string(kind), ranks,
-                                  coll::to_string(coll::traits(kind).algorithms.front().algorithm)));
-      return notes;
-    }
-    std::string where;
-    if (const coll::TuningOrigin* o = table.origin_for(kind, ranks)) {
-      for (const char* key : {"host", "cpu", "mpi_library", "date", "load_average"})
-        if (const std::string v = o->get(key); !v.empty()) where += fmt::format("{}{} {}", where.empty() ? "" : ", ", key, v);
-    }
-    notes.push_back(fmt::format("auto: {} rules of the tuning table ({}){}", rules.size(), source,
-                                where.empty() ? "" : ", measured with " + where));
-    return notes;
+    return coll_kinds(!f_.tune.empty() && collective_opt_->count() == 0 ? "all" : f_.collective, !f_.tune.empty());
   }
 
   // Where and how this run measured its table: its [[measured]] entry.
-  coll::TuningOrigin tuning_origin(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
-                                   const RunContext& ctx, const TuningScope& scope,
-                                   const std::set<std::string>& hosts) const {
-    coll::TuningOrigin o;
-    o.ranks = ctx.mpi.size();
-    o.kinds = kinds;
-    o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
-    o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
-    o.fields = {{"host", host_name()},
-                {"hosts", std::to_string(hosts.size())},
-                {"cpu", cpu_model()},
-                {"logical_cpus", std::to_string(std::thread::hardware_concurrency())},
-                {"mpi_library", mpi_library_version()},
-                {"transport", scope.transport},
-                {"backend", scope.backend},
-                {"datatype", f_.compute.datatype},
-                {"op", f_.op},
-                {"sizes", plan_sizes_text()},
-                {"timing", fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing_mode, f_.timing.iters,
-                                       f_.timing.warmup,
-                                       f_.timing_mode == "batched" ? fmt::format(", {} calls per batch", f_.batch) : "")},
-                {"passes", passes_text(static_cast<std::size_t>(f_.timing.iters))},
-                {"load_average", load_average()},
-                {"date", utc_timestamp()},
-                {"command", fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} "
-                                        "--backend {} --transport {} --segment-bytes {} --timing {}",
-                                        f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.timing.iters,
-                                        f_.timing.warmup, f_.compute.datatype, f_.op, f_.compute.backend, f_.transport,
-                                        f_.segment_bytes, f_.timing_mode)}};
-    return o;
-  }
-
-  std::string plan_sizes_text() const {
-    return f_.stepbytes != "0" ? fmt::format("{} to {} step {}", f_.minbytes, f_.maxbytes, f_.stepbytes)
-                               : fmt::format("{} to {} x{}", f_.minbytes, f_.maxbytes, f_.stepfactor);
-  }
-
-  // Writes --tune-to FILE (rank 0 only) and says so.
-  void write_tuning(int ranks, const std::vector<coll::CollectiveKind>& kinds, std::uint64_t lo, std::uint64_t hi,
-                    const coll::TuningTable& measured, const RunContext& ctx) const {
-    write_tuning_table(f_.tune, ranks, kinds, lo, hi, measured);
-    ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune, measured.rules.size(),
-                           ranks);
-  }
-
-  // --tune-from: the table from earlier launches' documents; nothing is
-  // measured, and only rank 0 works (the documents say the rank count).
-  int tune_from_documents(RunContext& ctx) {
-    run_agreed(ctx.mpi.world(), [&] {
-      if (f_.tune.empty()) throw_usage("--tune-from: needs --tune-to FILE, the table it writes");
-      if (!f_.tuning.empty()) throw_usage("--tune-from writes a table; it does not read one (--tuning {})", f_.tuning);
-      if (!ctx.mpi.is_root()) return;
-      check_tuning_output(f_.tune, ctx.force, "--tune-to");
-      std::string list;
-      for (const auto& p : f_.tune_from) list += (list.empty() ? "" : ",") + p;
-      const TuningSources sources =
-          read_tuning_sources(f_.tune_from, fmt::format("shardroof coll --tune-to {} --tune-from {}", f_.tune, list));
-      const coll::TuningTable measured = table_from_sources(sources);
-      ctx.out << fmt::format("# tuning from {} documents of {} ranks: each size takes the implementation whose worst "
-                             "loss over the launches is least\n",
-                             f_.tune_from.size(), sources.ranks);
-      write_tuning(sources.ranks, sources.origin.kinds, sources.origin.min_bytes, sources.origin.max_bytes, measured,
-                   ctx);
-    });
-    return 0;
-  }
-
-  nlohmann::json settings_json(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
-                               const std::string& table_source) const {
-    return coll_settings_json(
-        plan, {kinds, f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds),
-               f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0, f_.impl, f_.compute.backend,
-               f_.transport, f_.stepfactor, f_.stepbytes, table_source, f_.tune, f_.ranks_per_node});
+  coll::TuningOrigin run_tuning_origin(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds,
+                                       const RunContext& ctx, const TuningScope& scope, std::size_t hosts) const {
+    const std::string sizes = f_.stepbytes != "0" ? fmt::format("{} to {} step {}", f_.minbytes, f_.maxbytes, f_.stepbytes)
+                                                  : fmt::format("{} to {} x{}", f_.minbytes, f_.maxbytes, f_.stepfactor);
+    return tuning_origin(
+        plan, kinds, ctx.mpi.size(), scope,
+        {host_name(), hosts, cpu_model(), mpi_library_version(), load_average(), utc_timestamp(),
+         f_.compute.datatype, f_.op, sizes,
+         fmt::format("{}, {} iterations, {} warm-up calls{}", f_.timing_mode, f_.timing.iters, f_.timing.warmup,
+                     f_.timing_mode == "batched" ? fmt::format(", {} calls per batch", f_.batch) : ""),
+         static_cast<std::size_t>(f_.timing.iters),
+         fmt::format("shardroof coll --tune-to {} -b {} -e {} -f {} -n {} -w {} -d {} -o {} --backend {} "
+                     "--transport {} --segment-bytes {} --timing {}",
+                     f_.tune, f_.minbytes, f_.maxbytes, f_.stepfactor, f_.timing.iters, f_.timing.warmup,
+                     f_.compute.datatype, f_.op, f_.compute.backend, f_.transport, f_.segment_bytes,
+                     f_.timing_mode)});
   }
 
   CollFlags f_;

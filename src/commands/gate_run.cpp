@@ -6,11 +6,13 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/values.h"
 #include "collectives/mpi_transport.h"
 #include "report/gate_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
+#include "util/units.h"
 
 namespace shardroof {
 namespace {
@@ -102,6 +104,30 @@ int end_run(RunOutput& out, RunGate& gate, nlohmann::json& doc, const RunEnd& en
   gate.print();
   out.print_written_files();
   return gate.exit_status(out.exit_status(end.wrong, end.stopped_note));
+}
+
+std::vector<GateExpectation> busbw_expectations(const std::string& expect_busbw, const std::string& expect_from,
+                                                const std::vector<std::uint64_t>& sizes) {
+  const ExpectFlag busbw = expect_flag(expect_busbw, "--expect-busbw", true);
+  if (!busbw.set()) {
+    if (!expect_from.empty()) throw_usage("--expect-from {}: only with --expect-busbw", expect_from);
+    return {};
+  }
+  const std::uint64_t from =
+      expect_from.empty() ? gate::default_expect_from(sizes) : parse_bytes(expect_from, "--expect-from");
+  if (!sizes.empty() && from > sizes.back())
+    throw_usage("--expect-from {}: larger than the largest size measured ({})", expect_from,
+                format_bytes(sizes.back()));
+  const std::string what =
+      busbw.model_fraction > 0
+          ? fmt::format("busbw at least {:g}% of the model's (this run's expected busbw of the same row)",
+                        busbw.model_fraction * 100)
+          : fmt::format("busbw at least {}", format_metric_value(busbw.at_least, "B/s"));
+  return {{"busbw", busbw.at_least, from,
+           fmt::format("--expect-busbw {}: {} at every size from {} ({}), every implementation and placement",
+                       expect_busbw, what, format_bytes(from),
+                       expect_from.empty() ? "a tenth of the largest size" : "--expect-from"),
+           busbw.model_fraction}};
 }
 
 }  // namespace shardroof

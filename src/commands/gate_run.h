@@ -42,6 +42,11 @@ struct GateExpectation {
 // results judged. Empty when VALUE is. UsageError for a bad VALUE.
 std::vector<GateExpectation> expect_c_gate(const std::string& value, const std::string& what);
 
+// coll's --expect-busbw over the sizes from --expect-from (default: a tenth
+// of the largest, gate::default_expect_from), as typed; none without it.
+std::vector<GateExpectation> busbw_expectations(const std::string& expect_busbw, const std::string& expect_from,
+                                                const std::vector<std::uint64_t>& sizes);
+
 class RunGate {
  public:
   // Collective. `doc`: the run's document, begun (its command and settings).

@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
+#include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
@@ -131,8 +132,7 @@ class PeakCommand final : public Command {
                                                         plan.timing)},
                         {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
     nlohmann::json& doc = out.document();
-    doc["hardware"] = hardware_json(hardware, plan.types);
-    if (const auto v = hardware.blas_verdict(plan.types.front())) set_blas_verdict(doc["environment"], *v);
+    add_hardware_json(doc, hardware, plan.types);
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
     // The steps: one GEMM datatype each, then memory bandwidth and reduction.
     const std::size_t steps = plan.types.size() + 1;

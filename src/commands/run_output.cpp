@@ -61,6 +61,22 @@ void RunOutput::publish(std::size_t done, std::optional<std::size_t> total,
     set_interrupt_note(fmt::format("{} are in {}", progress_.text(unit_), results_path()));
 }
 
+void RunOutput::publish_throttled(std::size_t done, std::optional<std::size_t> total, bool now,
+                                  const std::function<void()>& update) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!writes_files() ||
+      (!now && std::chrono::duration<double>(start - last_write_).count() < 10 * last_write_s_)) {
+    note_progress(done, total);
+    return;
+  }
+  if (update) update();
+  publish(done, total);
+  last_write_ = std::chrono::steady_clock::now();
+  last_write_s_ = std::chrono::duration<double>(last_write_ - start).count();
+}
+
+void RunOutput::note_progress(std::size_t done, std::optional<std::size_t> total) { progress_ = {done, total}; }
+
 bool RunOutput::stop_requested(std::size_t steps_done) {
   hold_for_signal_if_asked(steps_done);
   if (progress_.total && progress_.done >= *progress_.total) return false;

@@ -17,6 +17,7 @@
 // calls every method, in the same order.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -82,6 +83,20 @@ class RunOutput {
   // where the finished steps are. Call it on every rank.
   void publish(std::size_t done, std::optional<std::size_t> total,
                const std::function<std::string()>& csv_text = {});
+  // publish, but writing no sooner than ten times the last writing's time
+  // after it, so that rewriting files that grow with every step takes at
+  // most a tenth of the run; `now` writes regardless (a step every reader
+  // must find in the file). `update` fills the document first, only when
+  // this rank writes. Otherwise the step only counts (note_progress).
+  void publish_throttled(std::size_t done, std::optional<std::size_t> total, bool now,
+                         const std::function<void()>& update);
+  // A step done without writing the files: the progress every rank keeps
+  // moves on as publish's does, so stop_requested stays collective; the
+  // files and the interrupt note keep the last publish's.
+  void note_progress(std::size_t done, std::optional<std::size_t> total);
+  // Whether this rank writes a file on publish (the writing rank, with
+  // --json or --csv): what only the file needs can be left unbuilt elsewhere.
+  bool writes_files() const { return writer_ && !results_path().empty(); }
 
   // Collective: true on every rank when any rank got SIGINT/SIGTERM, so all
   // stop after the same step. `steps_done` is the step a reliability test
@@ -126,6 +141,8 @@ class RunOutput {
   nlohmann::json doc_;
   RunProgress progress_;
   bool stopped_ = false;
+  std::chrono::steady_clock::time_point last_write_{};  // publish_throttled's last write
+  double last_write_s_ = 0;                             // and how long it took
   std::unique_ptr<trace::TraceSession> trace_;
 };
 

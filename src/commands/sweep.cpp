@@ -7,24 +7,20 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <cmath>
 #include <optional>
 #include <nlohmann/json.hpp>
-#include <sstream>
-
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
 
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/config_file.h"
 #include "cli/values.h"
+#include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "ceilings/hardware_limits.h"
 #include "launches/records.h"
-#include "report/environment.h"
 #include "report/hardware_report.h"
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
@@ -49,7 +45,7 @@ namespace shardroof {
 namespace {
 
 // The flags as typed; their defaults are configs/default.toml's (built in,
-// and set again from it by apply_builtin_defaults).
+// and set again from it by apply_config_defaults).
 struct SweepFlags {
   std::uint64_t B = 1024;
   std::uint64_t F = 1024;
@@ -77,29 +73,6 @@ struct SweepFlags {
   int redraw_buffers = 1;
 };
 
-std::string toml_value_text(const toml::node& node) {
-  if (node.is_string()) return *node.value<std::string>();
-  if (node.is_integer()) return std::to_string(*node.value<long long>());
-  if (node.is_floating_point()) return fmt::format("{}", *node.value<double>());
-  if (node.is_boolean()) return *node.value<bool>() ? "1" : "0";
-  if (const auto* arr = node.as_array()) {
-    std::string out;
-    for (const auto& item : *arr) out += (out.empty() ? "" : ",") + toml_value_text(item);
-    return out;
-  }
-  throw RuntimeError("built-in default config: unsupported value");
-}
-
-// Makes the built-in config the flags' defaults (shown by --help).
-void apply_builtin_defaults(CLI::App& app) {
-  const toml::table root = toml::parse(std::string_view(kDefaultSweepToml), std::string_view("configs/default.toml (built in)"));
-  for (const auto& [key, value] : root) {
-    CLI::Option* opt = app.get_option_no_throw("--" + std::string(key.str()));
-    if (!opt) throw RuntimeError(fmt::format("built-in default config: unknown key '{}'", key.str()));
-    opt->run_callback_for_default()->default_val(toml_value_text(value));
-  }
-}
-
 // What --datatype takes: the types with a GEMM.
 constexpr std::initializer_list<coll::DataType> kSweepDataTypes = {coll::DataType::Float, coll::DataType::Double,
                                                               coll::DataType::BFloat16};
@@ -109,18 +82,6 @@ constexpr const char* kOneRankD = "16:1024:x2";
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Rank 0's search step to every rank (only rank 0 keeps the reason).
-void share_step(MPI_Comm comm, sweep::SearchStep& step) {
-  long long v[5] = {static_cast<long long>(step.stop), static_cast<long long>(step.D),
-                    static_cast<long long>(step.D2), step.round ? 1 : 0, step.iters};
-  broadcast_from_root(comm, v);
-  step.stop = static_cast<sweep::SearchStop>(v[0]);
-  step.D = static_cast<std::uint64_t>(v[1]);
-  step.D2 = static_cast<std::uint64_t>(v[2]);
-  step.round = v[3] != 0;
-  step.iters = static_cast<int>(v[4]);
 }
 
 class SweepCommand final : public Command {
@@ -187,7 +148,8 @@ class SweepCommand final : public Command {
                    "also given for the next launch, widened by their launch-to-launch spread");
     add_expect_c_flag(app, f_.expect_C);
     add_baseline_flags(app, f_.baseline);
-    apply_builtin_defaults(app);
+    // configs/default.toml, built in, makes the flags' defaults (shown by --help).
+    apply_config_defaults(app, kDefaultSweepToml, "configs/default.toml (built in)");
   }
 
   int run(RunContext& ctx) override {
@@ -223,7 +185,7 @@ class SweepCommand final : public Command {
       // one with SHARDROOF_ALLOW_SHARED_GPU are checked as if alone).
       if (plan.backend != Backend::Cpu) {
         const std::size_t free = backend->free_memory_bytes();
-        budget_memory(plan, ranks,
+        sweep::budget_memory(plan, ranks,
                       {free > 0 ? std::optional<std::uint64_t>(free) : std::nullopt, 1});
       }
       setup = make_comm_setup(plan.backend, plan.transport, ctx.mpi.world());
@@ -238,16 +200,16 @@ class SweepCommand final : public Command {
     sc.collective = setup->describe(plan.impl);
     sc.auto_D = f_.D == "auto";
 
-    // The hardware's own limits before anything else is timed (a second):
-    // the header names the BLAS kernel and says when it falls short.
+    // The hardware's own limits first (a second): the header names the BLAS kernel and any shortfall.
     ctx.progress << "sweep: the hardware's own peak (register-only loops) and the links' line rates\n" << std::flush;
     HardwareLimits hardware =
         measure_hardware_limits(*backend, ctx.mpi.world(), {plan.type}, plan.threads, f_.compute.tf32 == 1);
     const hw::RingLineRate line_rate = hw::ring_line_rate(gather_host_nets(ctx.mpi.world()));
 
-    std::optional<launches::LaunchHistory> history;
+    sweep::AnalysisOptions analysis_options;  // --history: the launch-to-launch spread of earlier launches
     run_agreed(ctx.mpi.world(), [&] {
-      if (!f_.history.empty()) history = launches::read_history(f_.history, sweep_settings_json(plan, sc), ranks);
+      if (!f_.history.empty())
+        analysis_options.history = launches::read_history(f_.history, sweep_settings_json(plan, sc), ranks);
     });
 
     SweepConsoleReporter console(ctx.out);
@@ -259,8 +221,7 @@ class SweepCommand final : public Command {
          {"aggregation", kAggregationNote},
          {"topology", topology_json(topology)}});
     nlohmann::json& doc = out.document();
-    doc["hardware"] = hardware_json(hardware, {plan.type});
-    if (const auto v = hardware.blas_verdict(plan.type)) set_blas_verdict(doc["environment"], *v);
+    add_hardware_json(doc, hardware, {plan.type});
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
     const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
 
@@ -269,20 +230,10 @@ class SweepCommand final : public Command {
                  << std::flush;
     sweep::RunCeilings ceilings = runner.measure_ceilings(!link_from && ranks >= 2);
     read_gpu_clocks(*backend, ctx.mpi.world(), hardware);
-    doc["hardware"] = hardware_json(hardware, {plan.type});
+    add_hardware_json(doc, hardware, {plan.type});
     ceilings.hardware = hardware;
     ceilings.line_rate = line_rate;
-    if (link_from) {
-      // The link file's W is the link in its pattern (ping-pong: the pure
-      // link; shift, ring: under load); the local reduction g stays a
-      // separate term of the model.
-      ceilings.link.W_bytes_per_s = link_from->W_bytes_per_s;
-      ceilings.link.alpha_s = link_from->alpha_s;
-      ceilings.link.source =
-          fmt::format("--link-from {} (pattern {}, medians over {} {} pairs)", f_.link_from, link_from->pattern,
-                      link_from->pairs, link_from->source == "cross_node" ? "cross-node" : "same-node");
-      ceilings.link.pattern = link_from->pattern;
-    }
+    if (link_from) sweep::use_link_from(ceilings, *link_from, f_.link_from);
     if (ceilings.link.probe && ceilings.link.probe->wrong > 0)
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
     // Two levels (several nodes of several ranks): each level's link as
@@ -297,8 +248,6 @@ class SweepCommand final : public Command {
                                          levels->intra.wrong + levels->inter.wrong + levels->inter_alone_wrong));
     std::vector<sweep::PointRecord> points;
     // Every rank holds the same samples and stamps, so every rank's analysis agrees.
-    sweep::AnalysisOptions analysis_options;
-    analysis_options.history = history;
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
     // --overlap auto weighs each K with the book's link (W, alpha, g).
     runner.set_overlap_link(analysis.book);
@@ -306,11 +255,7 @@ class SweepCommand final : public Command {
     // the hybrid, at the D list (with --D auto: around the calibrated D_peak).
     std::optional<model::PresetComparison> model_hw_cmp;
     if (model_hw) {
-      std::vector<std::uint64_t> Ds = plan.D;
-      if (plan.search)
-        for (const double d : model::default_D_values(analysis.shape, analysis.D_peak.value_or(0)))
-          if (d >= 1 && d <= static_cast<double>(plan.D_max)) Ds.push_back(static_cast<std::uint64_t>(d));
-      model_hw_cmp = compare_sweep_with_preset(analysis.shape, analysis.book, *model_hw, Ds);
+      model_hw_cmp = compare_sweep_with_preset(analysis.shape, analysis.book, *model_hw, sweep::model_D_values(plan, analysis));
       doc["model_hw"] = preset_comparison_json(*model_hw, *model_hw_cmp);
     }
     console.ceilings(ceilings, analysis, sc);
@@ -321,46 +266,14 @@ class SweepCommand final : public Command {
     console.table_header(plan);
 
     std::optional<sweep::CrossoverSearch> search;
-    if (plan.search) {
-      sweep::SearchPlan sp;
-      sp.D_max = plan.D_max;
-      sp.D_min = std::min<std::uint64_t>(static_cast<std::uint64_t>(ranks), plan.D_max);
-      // Start where the roof model puts the crossing with the collective's
-      // own T_comm at S; at the floor (a shard of one column) when T_comm
-      // lies below it, rather than walking D down to it.
-      const model::RoofCrossover& start = analysis.roofs_measured;
-      const double guess = start.kind == model::CrossoverKind::BelowFloor ? static_cast<double>(sp.D_min)
-                           : start.D > 0                                   ? start.D
-                                                                           : analysis.D_peak.value_or(64);
-      sp.D_start = sweep::nearest_power_of_two(guess, sp.D_min, sp.D_max);
-      if (start.kind == model::CrossoverKind::BelowFloor) sp.D_start = sp.D_min;
-      sp.timing = plan.timing;
-      sp.budget_s = plan.budget_s;
-      sp.min_span_s = plan.min_span_s;
-      sp.min_rounds = plan.min_rounds;
-      search.emplace(sp);
-    }
+    if (plan.search) search.emplace(sweep::search_plan(plan, ranks, analysis));
     SearchReport search_report;
     search_report.search = search ? &*search : nullptr;
     // The document from the points so far (rank 0 writes it), then the files.
     const auto update_document = [&] {
-      if (!ctx.mpi.is_root()) return;
-      doc["ceilings"] = ceilings_json(ceilings, analysis);
-      doc["points"] = nlohmann::json::array();
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        nlohmann::json point = point_json(points[i], analysis.points[i]);
-        point.update(point_ranks_json(analysis.points[i], rank_hosts));
-        doc["points"].push_back(std::move(point));
-      }
-      doc["crossover"] = crossover_json(analysis, search_report);
-      doc["stability"] = sweep_stability_json(analysis);
-      if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
-        doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
-        doc["two_level"]["probes"] = two_level_probes_json(*levels);
-      }
-      doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search_report);
-      doc["complete"] = plan.search ? search_report.stop.stop != sweep::SearchStop::None
-                                    : points.size() == plan.D.size();
+      if (ctx.mpi.is_root())
+        add_sweep_results_json(doc, plan, ceilings, analysis, points, search_report, levels,
+                               sweep::analyze_two_level(plan, ceilings, levels, points), rank_hosts);
     };
     const auto csv_text = [&] { return sweep_csv(points, analysis, plan); };
     const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
@@ -407,7 +320,7 @@ class SweepCommand final : public Command {
         const double elapsed = seconds_since(run_start);
         sweep::SearchStep step;
         if (ctx.mpi.is_root()) step = search->next(points, analysis, elapsed);
-        share_step(ctx.mpi.world(), step);
+        sweep::share_step(ctx.mpi.world(), step);
         search_report.elapsed_s = elapsed;
         if (step.stop != sweep::SearchStop::None) {
           search_report.stop = step;
@@ -437,6 +350,9 @@ class SweepCommand final : public Command {
             if (D != 0 && points[i].D == D && (points[i].windows.size() & (points[i].windows.size() - 1)) != 0)
               console.row(points[i], analysis.points[i]);
     }
+    // What follows the last measurement must stay small beside it:
+    // scripts/bench-analysis.sh times it from this line.
+    ctx.progress << fmt::format("sweep: measured in {:.1f} s; analysing\n", seconds_since(run_start)) << std::flush;
     // Every rank gets here, interrupted or not: the traced points are kept.
     out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
                          (plan.overlap.enabled() ? ", T_step and T_overlap" : " and T_step") +
@@ -508,32 +424,8 @@ class SweepCommand final : public Command {
     plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
     // On a GPU the operands live in device memory: checked once the
     // backend can say how much is free (run()).
-    if (plan.backend == Backend::Cpu) budget_memory(plan, ranks, node);
+    if (plan.backend == Backend::Cpu) sweep::budget_memory(plan, ranks, node);
     return plan;
-  }
-
-  // Memory per rank: the two shards, the partial sum and its result, and
-  // the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
-  // partial sum and result of the interference measurement (2*B*F more);
-  // refuse what cannot fit rather than die. --D auto stays below the
-  // largest D that fits.
-  void budget_memory(sweep::SweepPlan& plan, int ranks, const NodeMemory& node) const {
-    const std::uint64_t es = coll::size_of(plan.type);
-    const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
-    const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);
-    if (plan.search) {
-      require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
-      const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
-      // Unknown memory: only MPI's int counts bound the search.
-      std::uint64_t shard = static_cast<std::uint64_t>(INT_MAX) - 1;
-      if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
-      if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
-      plan.D_max = shard * static_cast<std::uint64_t>(ranks);
-      return;
-    }
-    const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
-    require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
-                   fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
   }
 
   SweepFlags f_;

@@ -2,8 +2,6 @@
 
 #include <vector>
 
-#include "cpu/cpu_backend.h"
-#include "cuda/cuda_api.h"
 #include "util/memory_budget.h"
 
 namespace shardroof {
@@ -67,13 +65,6 @@ std::unique_ptr<ComputeBackend::PreparedGemm> ComputeBackend::prepare_gemm(
     std::size_t m, std::size_t n, std::size_t k, const void* A, const void* B, void* C,
     coll::DataType type) {
   return std::make_unique<DirectGemm>(*this, m, n, k, A, B, C, type);
-}
-
-std::unique_ptr<ComputeBackend> make_compute_backend(Backend backend, const ComputeOptions& options, MPI_Comm comm) {
-  if (backend == Backend::Cpu) return make_cpu_backend(options.threads);
-  CudaComputeOptions cuda;
-  cuda.allow_tf32 = options.allow_tf32;
-  return make_cuda_compute_backend(comm, cuda);
 }
 
 }  // namespace shardroof

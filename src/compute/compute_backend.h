@@ -13,7 +13,6 @@
 #include "collectives/memory.h"
 #include "collectives/types.h"
 #include "hardware/gpu_peak.h"
-#include "measure/comm_setup.h"
 #include "timing/timing.h"
 
 namespace shardroof {
@@ -117,9 +116,7 @@ struct ComputeOptions {
   bool allow_tf32 = false;  // float GEMMs on TF32 tensor cores (cuda)
 };
 
-// The backend for `backend` (see measure/comm_setup.h). Collective over
-// `comm` (a GPU backend selects this rank's device); throws UsageError when
-// this build lacks the backend.
-std::unique_ptr<ComputeBackend> make_compute_backend(Backend backend, const ComputeOptions& options, MPI_Comm comm);
+// make_compute_backend (commands/backends.h) makes the backend a run asked
+// for: cpu/'s or cuda/'s.
 
 }  // namespace shardroof

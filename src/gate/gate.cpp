@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/values.h"
 #include "util/error.h"
 #include "util/units.h"
 

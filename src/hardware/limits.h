@@ -24,8 +24,11 @@ namespace shardroof::hw {
 inline constexpr double kBelowShare = 0.75;
 
 // Ranks share their cores' units when a loop run by every rank of a node at
-// once reaches less than this share of the core alone.
-inline constexpr double kSharedCoreShare = 0.9;
+// once reaches less than this share of one rank alone: two ranks on one
+// core's units get half each, ranks with a core each all of it, and a
+// loaded machine slows both measurements alike; 3/4 lies between (as
+// kBelowShare) with room for the noise of a shared machine.
+inline constexpr double kSharedCoreShare = 0.75;
 
 // A ceiling is called far below its hardware limit under this share (the
 // console's warning; gates take their own share, `hw:F`).

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "cli/values.h"
 #include "collectives/memory.h"
 #include "collectives/mpi_transport.h"
 #include "link/packed_pair.h"

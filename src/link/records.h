@@ -69,4 +69,20 @@ struct RingProbeResult {
   std::vector<PairMeasurement> transfers;
 };
 
+// The ring probe inside every node at once, and across the nodes on every
+// local index at once (ranks that share a link out of their node share it
+// here as in hier, so the inter level's W is already each flow's share).
+struct TwoLevelProbes {
+  int nodes = 1;
+  int ranks_per_node = 1;
+  RingProbeResult intra;
+  RingProbeResult inter;
+  // Each ring across the nodes alone (one local index at a time, the others
+  // idle): one flow's rate. inter_alone is this rank's own ring's probe;
+  // every rank has every ring's fit, by local index, and their wrong bytes.
+  RingProbeResult inter_alone;
+  std::vector<AlphaBetaFit> inter_alone_fits;
+  long long inter_alone_wrong = 0;
+};
+
 }  // namespace shardroof::link

@@ -10,9 +10,9 @@
 #include "collectives/traits.h"
 #include "link/link_summary.h"
 #include "link/ring_probe.h"
-#include "sweep/two_level.h"
-#include "sweep/two_level_probe.h"
+#include "link/two_level_probe.h"
 #include "timing/timing.h"
+#include "util/error.h"
 #include "util/units.h"
 
 namespace shardroof {
@@ -97,6 +97,35 @@ std::uint64_t broadcast_segments(const CollRecord& r, const CollModelInputs& in)
 
 }  // namespace
 
+CollModelChoice choose_coll_model(const CollModelFlags& f) {
+  CollModelChoice c;
+  if (f.model == "off") {
+    c.source = CollModelChoice::Source::Off;
+  } else if (f.model != "probe") {
+    throw_usage("--model: unknown '{}' (probe, off)", f.model);
+  }
+  if (!f.link.empty() && f.hw.empty()) throw_usage("--link {}: names a link of --hw PRESET", f.link);
+  if (!f.link_from.empty() && !f.hw.empty()) throw_usage("--link-from and --hw: give one source of the link");
+  if (c.source == CollModelChoice::Source::Off && (!f.link_from.empty() || !f.hw.empty()))
+    throw_usage("--model off: no link to take (--link-from, --hw)");
+  // A model gate needs the model column, which --tune-to does not measure.
+  if (f.expect_busbw.rfind("model:", 0) == 0 && (c.source == CollModelChoice::Source::Off || f.tuning))
+    throw_usage("--expect-busbw {}: needs the model column ({})", f.expect_busbw,
+                !f.tuning ? "not with --model off" : "--tune-to measures none");
+  if (!f.link_from.empty()) {
+    link::load_link_fit(f.link_from);
+    c.source = CollModelChoice::Source::LinkFile;
+    c.link_file = f.link_from;
+  }
+  if (!f.hw.empty()) {
+    model::load_hardware_preset(f.hw).link(f.link);
+    c.source = CollModelChoice::Source::Preset;
+    c.hw = f.hw;
+    c.link = f.link;
+  }
+  return c;
+}
+
 CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,
                                    const std::vector<int>& node_of_rank, int ranks_per_node,
                                    const CollModelChoice& choice) {
@@ -165,7 +194,7 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
   in.source = "ring probe on these ranks, W at each row's message size";
   const bool hier = std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Hier) != plan.impls.end();
   if (hier) {
-    const auto two = sweep::measure_two_level_probe(setup.transport(), setup.memory(), comm, node_of_rank,
+    const auto two = link::measure_two_level_probe(setup.transport(), setup.memory(), comm, node_of_rank,
                                                     largest / es, es, timing);
     if (two && two->intra.fit.valid && two->inter.fit.valid) {
       model::CollLink l = in.link;

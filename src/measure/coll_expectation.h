@@ -19,7 +19,7 @@
 //   link's burst that only an idle link's first message enjoys, or a NIC's
 //   start-up, cancels out of it); the probe also runs at twice the largest
 //   block so that the largest rows have a pair above them.
-//   hier takes the two-level probe (sweep/two_level_probe.h): each node's
+//   hier takes the two-level probe (link/two_level_probe.h): each node's
 //   ring for a, W and the rings across nodes for a_o, W_o.
 // - `--link-from FILE`: a `shardroof link` record's W and alpha (its
 //   medians, link/link_summary.h), one W for every size.
@@ -43,6 +43,20 @@
 #include "measure/comm_setup.h"
 
 namespace shardroof {
+
+// The flags that say where the model column's link comes from, as typed.
+struct CollModelFlags {
+  std::string model;         // --model: probe | off
+  std::string link_from;     // --link-from FILE
+  std::string hw;            // --hw PRESET
+  std::string link;          // --link (of --hw)
+  std::string expect_busbw;  // --expect-busbw (model:F needs the column)
+  bool tuning = false;       // --tune-to, which measures no model column
+};
+
+// Where the model column's link comes from; the file or preset is read
+// here, so a bad one is a usage error before anything runs.
+CollModelChoice choose_coll_model(const CollModelFlags& f);
 
 // Collective over `comm` (the setup's ranks): the inputs `choice` names,
 // measured where they come from this run. Off, or one rank: no link (every

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "collectives/check_pattern.h"
-#include "cli/values.h"
 #include "collectives/mpi_transport.h"
 #include "collectives/traits.h"
 #include "trace/clock_sync.h"
@@ -170,17 +169,21 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
   return records;
 }
 
-void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks) {
-  into.time = joined(into.time, more.time);
-  into.ranks = rank_summaries(into.time);
-  into.straggler = find_straggler(into.ranks);
-  const double t = into.time.median;
-  into.algbw_GBps = t > 0 ? static_cast<double>(into.bytes) / t / 1e9 : 0;
-  into.busbw_GBps = into.algbw_GBps * coll::traits(into.kind).bus_factor(ranks);
+void append_coll_round(CollRecord& into, const CollRecord& more) {
+  append_samples(into.time, more.time);
   if (into.wrong >= 0 && more.wrong >= 0)
     into.wrong += more.wrong;
   else if (more.wrong > 0)
     into.wrong = more.wrong;
+}
+
+void summarize_coll_record(CollRecord& r, int ranks) {
+  resummarize(r.time);
+  r.ranks = rank_summaries(r.time);
+  r.straggler = find_straggler(r.ranks);
+  const double t = r.time.median;
+  r.algbw_GBps = t > 0 ? static_cast<double>(r.bytes) / t / 1e9 : 0;
+  r.busbw_GBps = r.algbw_GBps * coll::traits(r.kind).bus_factor(ranks);
 }
 
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan, coll::Algorithm impl,

@@ -35,11 +35,17 @@ std::vector<CollRecord> measure_collectives(CommSetup& setup, MPI_Comm comm, con
                                             const std::vector<coll::Algorithm>& impls, std::uint64_t bytes,
                                             trace::Recorder* trace = nullptr);
 
-// A row measured again in a later round (`coll --rounds`): its samples joined
-// to the earlier ones (windows and stamps kept), the statistics, each
-// rank's summary, the straggler and the bandwidths made again from all of
-// them, the wrong elements added up. `ranks` is the number of ranks (busbw).
-void merge_coll_record(CollRecord& into, const CollRecord& more, int ranks);
+// A row measured again in a later round (`coll --rounds`): its samples
+// appended to the earlier ones (windows and stamps kept) and the wrong
+// elements added up. The row's statistics stay those of its earlier rounds
+// until summarize_coll_record, so that a run of many rounds summarizes each
+// row once, not once per round.
+void append_coll_round(CollRecord& into, const CollRecord& more);
+
+// The statistics, each rank's summary, the straggler and the bandwidths
+// made again from all of the row's samples. `ranks` is the number of ranks
+// (busbw).
+void summarize_coll_record(CollRecord& r, int ranks);
 
 // measure_collectives of one implementation: its out-of-place and in-place record.
 std::vector<CollRecord> measure_collective(CommSetup& setup, MPI_Comm comm, const CollPlan& plan,

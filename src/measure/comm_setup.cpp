@@ -5,18 +5,13 @@
 #include "collectives/algorithms.h"
 #include "collectives/mpi_native.h"
 #include "collectives/mpi_transport.h"
-#include "cuda/cuda_api.h"
-#include "tuning/tuning_file.h"
 #include "util/error.h"
 
 namespace shardroof {
 
-const coll::TuningTable& CommSetup::tuning() {
-  if (!tuning_) {
-    const TuningScope scope{std::string(transport().name()), memory().space() == coll::MemorySpace::Host ? "cpu" : "cuda", 0};
-    tuning_ = std::make_shared<const coll::TuningTable>(applicable_tuning(builtin_tuning_table(), scope));
-  }
-  return *tuning_;
+const coll::TuningTable& CommSetup::tuning() const {
+  static const coll::TuningTable none;
+  return tuning_ ? *tuning_ : none;
 }
 
 std::unique_ptr<coll::Collective> CommSetup::make(coll::CollectiveKind kind, coll::Algorithm algorithm,
@@ -62,15 +57,5 @@ class HostMpiSetup final : public CommSetup {
 }  // namespace
 
 std::unique_ptr<CommSetup> make_host_mpi_setup(MPI_Comm comm) { return std::make_unique<HostMpiSetup>(comm); }
-
-std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transport, MPI_Comm comm) {
-  if (backend == Backend::Cpu) {
-    if (transport != TransportKind::Mpi)
-      throw_usage("--transport {} needs --backend cuda (NCCL moves device buffers)", to_string(transport));
-    return make_host_mpi_setup(comm);
-  }
-  // Defined by the CUDA sources, or by cuda/unavailable.cpp (a UsageError) in builds without CUDA.
-  return make_cuda_comm_setup(transport, comm);
-}
 
 }  // namespace shardroof

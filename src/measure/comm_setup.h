@@ -35,11 +35,11 @@ class CommSetup {
   // Human-readable name of what `algorithm` runs on this setup, e.g. "ring/mpi".
   virtual std::string describe(coll::Algorithm algorithm) const = 0;
 
-  // The tuning table `auto` chooses by. Until one is set: the built-in
-  // table (tuning/tuning_file.h) less the rules measured over another
-  // transport or memory space.
+  // The tuning table `auto` chooses by. make_comm_setup
+  // (commands/backends.h) sets the built-in one; until one is set, a table
+  // without rules (auto runs native, else its first candidate).
   void set_tuning(std::shared_ptr<const coll::TuningTable> table) { tuning_ = std::move(table); }
-  const coll::TuningTable& tuning();
+  const coll::TuningTable& tuning() const;
 
  protected:
   // The library's own collective on this setup's communicator.
@@ -52,11 +52,8 @@ class CommSetup {
   std::shared_ptr<const coll::TuningTable> tuning_;
 };
 
-// Host buffers over MPI point-to-point (ring) or MPI's own collectives (native).
+// Host buffers over MPI point-to-point (ring) or MPI's own collectives
+// (native). make_comm_setup (commands/backends.h) picks it or the GPU's.
 std::unique_ptr<CommSetup> make_host_mpi_setup(MPI_Comm comm);
-
-// The setup for a backend and transport; throws UsageError for combinations
-// this build cannot run.
-std::unique_ptr<CommSetup> make_comm_setup(Backend backend, TransportKind transport, MPI_Comm comm);
 
 }  // namespace shardroof

@@ -265,4 +265,50 @@ nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& in) 
   return s;
 }
 
+std::vector<std::string> coll_auto_notes(const coll::TuningTable& table, coll::CollectiveKind kind, int ranks,
+                                         const std::string& source, const std::vector<std::string>& dropped) {
+  std::vector<std::string> notes = dropped;
+  const auto rules = table.rules_for(kind, ranks);
+  if (rules.empty()) {
+    notes.push_back(fmt::format("auto: the tuning table ({}) has no {} rules for {} ranks: auto runs native "
+                                "(the library's own), else {}; measure some with --tune-to FILE",
+                                source, coll::to_string(kind), ranks,
+                                coll::to_string(coll::traits(kind).algorithms.front().algorithm)));
+    return notes;
+  }
+  std::string where;
+  if (const coll::TuningOrigin* o = table.origin_for(kind, ranks)) {
+    for (const char* key : {"host", "cpu", "mpi_library", "date", "load_average"})
+      if (const std::string v = o->get(key); !v.empty()) where += fmt::format("{}{} {}", where.empty() ? "" : ", ", key, v);
+  }
+  notes.push_back(fmt::format("auto: {} rules of the tuning table ({}){}", rules.size(), source,
+                              where.empty() ? "" : ", measured with " + where));
+  return notes;
+}
+
+std::vector<std::string> coll_header_notes(const CollPlan& plan, std::vector<std::string> auto_notes,
+                                           const std::string& hier_over, int prune_sizes,
+                                           const std::string& model_source) {
+  std::vector<std::string> notes = std::move(auto_notes);
+  const auto& impls = plan.impls;
+  if (std::find(impls.begin(), impls.end(), coll::Algorithm::Hier) != impls.end()) notes.push_back("hier over " + hier_over);
+  if (impls.size() > 1)
+    notes.push_back("implementations interleaved iteration by iteration, in an order that changes every "
+                    "iteration so that each follows every other equally often");
+  if (prune_sizes > 0) notes.push_back(fmt::format("tuning: every implementation at every size; one of ours that lost to the same fastest of ours by more than the noise at {} sizes in a row, its loss growing by more than the noise from each to the next, is not measured at larger ones (native always is)", prune_sizes));
+  if (prune_sizes == 0) notes.push_back("model: " + model_source);
+  return notes;
+}
+
+void add_coll_stability_json(nlohmann::json& doc, const CollStability& s, int rounds_done, int min_rounds,
+                             double min_span_s) {
+  for (std::size_t i = 0; i < s.rows.size() && i < doc["results"].size(); ++i) {
+    doc["results"][i]["stability"] = stability_json(s.rows[i]);
+    doc["results"][i]["time_us_ci95"] = {s.intervals[i].low * 1e6, s.intervals[i].high * 1e6};
+  }
+  doc["stability"] = {{"rounds", rounds_done}, {"min_rounds", min_rounds}, {"min_span_s", min_span_s},
+                      {"run", stability_json(s.run)},
+                      {"times", "seconds since the run's first timed iteration, rank 0's monotonic clock"}};
+}
+
 }  // namespace shardroof

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/tuning.h"
 #include "measure/coll_records.h"
 #include "measure/coll_stability.h"
 
@@ -32,7 +33,25 @@ struct CollSettings {
 };
 nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& settings);
 
+// The header's notes for `plan`: `auto_notes` (coll_auto_notes), hier's
+// nodes (`hier_over`), the interleaving, the tuning's pruning (`prune_sizes`
+// > 0: --tune-to, which has no model column) or the model column's source.
+std::vector<std::string> coll_header_notes(const CollPlan& plan, std::vector<std::string> auto_notes,
+                                           const std::string& hier_over, int prune_sizes,
+                                           const std::string& model_source);
+
+// Each row's stability and interval (in the order of `doc`'s results), and
+// the run's under "stability", with the rounds run and asked for.
+void add_coll_stability_json(nlohmann::json& doc, const CollStability& s, int rounds_done, int min_rounds,
+                             double min_span_s);
+
 // What the header says besides the plan.
+// The header lines that say what `auto` chooses by: `dropped` (the rules
+// the run leaves out, tuning/tuning_file.h), then the rules of `table` for
+// `kind` on `ranks` ranks and where they were measured, or that it has none.
+std::vector<std::string> coll_auto_notes(const coll::TuningTable& table, coll::CollectiveKind kind, int ranks,
+                                         const std::string& source, const std::vector<std::string>& dropped);
+
 struct CollHeader {
   std::string setup_text;          // what runs, e.g. "ring/mpi, mpi (cpu)"
   std::vector<std::string> notes;  // e.g. what `auto` chooses by

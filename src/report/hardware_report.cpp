@@ -210,6 +210,12 @@ nlohmann::json ring_line_rate_json(const hw::RingLineRate& r, double W_bytes_per
   return out;
 }
 
+void add_hardware_json(nlohmann::json& doc, const HardwareLimits& h, const std::vector<coll::DataType>& types) {
+  doc["hardware"] = hardware_json(h, types);
+  if (types.empty()) return;
+  if (const auto v = h.blas_verdict(types.front()); v && doc.contains("environment")) set_blas_verdict(doc["environment"], *v);
+}
+
 nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::DataType>& types) {
   nlohmann::json out;
   out["cpu_model"] = h.cpu_model;

@@ -47,6 +47,9 @@ std::string pair_line_rate_text(const std::optional<hw::LineRate>& r, double W_b
 // The record's "hardware": the CPU, its ISA, the BLAS verdict per datatype,
 // the core's loops (or the GPU), and each datatype's peak per rank.
 nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::DataType>& types);
+// A command's record: "hardware" (hardware_json) and the BLAS verdict for
+// the first of `types` in its environment.blas.
+void add_hardware_json(nlohmann::json& doc, const HardwareLimits& h, const std::vector<coll::DataType>& types);
 nlohmann::json line_rate_json(const std::optional<hw::LineRate>& r, double W_bytes_per_s);
 nlohmann::json ring_line_rate_json(const hw::RingLineRate& r, double W_bytes_per_s);
 

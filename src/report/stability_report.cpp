@@ -77,8 +77,9 @@ nlohmann::json stability_json(const stability::Stability& s) {
           {"samples", s.samples},
           {"median", s.median},
           {"method",
-           "blocks of consecutive samples within each measurement (log of the block median), in time order; "
-           "E-divisive means change points with a 199-permutation test at 1%; neighbouring levels closer than "
+           "blocks of consecutive samples within each measurement (log of the block median; measurements shorter "
+           "than a block joined in time order, at most 128 blocks), in time order; E-divisive means change points "
+           "with a 199-permutation test at 1% (stopped once its verdict is settled); neighbouring levels closer than "
            "material_ratio merged; stable: no change point, drift: change points within material_ratio, "
            "unstable: levels further apart"}};
 }

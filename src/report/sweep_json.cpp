@@ -7,6 +7,7 @@
 #include "report/sweep_report.h"
 #include "launches/records.h"
 #include "report/hardware_report.h"
+#include "report/two_level_report.h"
 #include "report/sweep_text.h"
 #include "report/time_stats_json.h"
 
@@ -450,6 +451,27 @@ nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a) {
           {"gemm", stability_json(a.stability.gemm)},
           {"crossover_per_state", states},
           {"times", "seconds since the run began (the ceilings' first measurement), rank 0's monotonic clock"}};
+}
+
+void add_sweep_results_json(nlohmann::json& doc, const sweep::SweepPlan& plan, const sweep::RunCeilings& ceilings,
+                            const sweep::SweepAnalysis& analysis, const std::vector<sweep::PointRecord>& points,
+                            const SearchReport& search, const std::optional<sweep::TwoLevelProbes>& levels,
+                            const std::optional<sweep::TwoLevelAnalysis>& two, const std::vector<std::string>& hosts) {
+  doc["ceilings"] = ceilings_json(ceilings, analysis);
+  doc["points"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    nlohmann::json point = point_json(points[i], analysis.points[i]);
+    point.update(point_ranks_json(analysis.points[i], hosts));
+    doc["points"].push_back(std::move(point));
+  }
+  doc["crossover"] = crossover_json(analysis, search);
+  doc["stability"] = sweep_stability_json(analysis);
+  if (two && levels) {
+    doc["two_level"] = two_level_sweep_json(*two, analysis, std::string(to_string(plan.impl)));
+    doc["two_level"]["probes"] = two_level_probes_json(*levels);
+  }
+  doc["summary"] = points.empty() ? "" : sweep_summary_text(points, analysis, ceilings, plan, search);
+  doc["complete"] = plan.search ? search.stop.stop != sweep::SearchStop::None : points.size() == plan.D.size();
 }
 
 }  // namespace shardroof

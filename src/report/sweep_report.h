@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "sweep/analysis.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
 #include "sweep/search.h"
+#include "sweep/two_level.h"
 
 namespace shardroof {
 
@@ -47,6 +49,14 @@ nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a);
 // {time_s, skew_s, finish_s}, ...}], "straggler": {measurement, rank, host,
 // slower, ...} or null}. `hosts` in rank order.
 nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<std::string>& hosts);
+
+// The document's results from the run so far: "ceilings", "points" (each
+// with its ranks, on `hosts`), "crossover", "stability", "two_level" (with
+// `two` and the probes), "summary" and whether the run is "complete".
+void add_sweep_results_json(nlohmann::json& doc, const sweep::SweepPlan& plan, const sweep::RunCeilings& ceilings,
+                            const sweep::SweepAnalysis& analysis, const std::vector<sweep::PointRecord>& points,
+                            const SearchReport& search, const std::optional<sweep::TwoLevelProbes>& levels,
+                            const std::optional<sweep::TwoLevelAnalysis>& two, const std::vector<std::string>& hosts);
 
 // `a` analysed `points`: a.points holds one entry per point, in order.
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,

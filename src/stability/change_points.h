@@ -13,6 +13,10 @@
 // split of a segment is the tau of largest Q. Its significance is a
 // permutation test: the values of the segment shuffled, the largest Q over
 // splits recomputed, and p = (1 + #{shuffled Q >= observed}) / (1 + R).
+// The test stops at the shuffle that settles its verdict: once so many
+// shuffles matched the observed Q that p cannot end below the level, the
+// remaining ones cannot keep the split (a curtailed test; with R = 199 at
+// 1% that is the first such shuffle). A kept split ran all R shuffles.
 // Change points are found one at a time (binary segmentation): the most
 // significant split over all current segments is kept while its p is below
 // the significance level.
@@ -21,8 +25,10 @@
 // tuned on a machine; how large a change must be to matter to the caller is
 // the caller's to say (stability/stability.h).
 //
-// Cost: O(L^2) per evaluation of a segment of L values (prefix sums over
-// the distance matrix), times R + 1 evaluations per test.
+// Cost: O(L log L) per evaluation of a segment of L values (a Fenwick tree
+// over the values' ranks, O(L) memory), at most R + 1 evaluations per test
+// (a segment without a change stops after a few), at most
+// 2 * max_change_points + 1 tests. ChangePointWork counts them.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +43,10 @@ struct ChangePointOptions {
   std::size_t min_segment = 3;  // values on each side of a split, at least
   std::size_t max_change_points = 8;
   std::uint64_t seed = 1;       // the permutations are deterministic for a seed
+  // Stop a test once its verdict is settled (below). Off, every test runs
+  // all R shuffles: the same change points and p-values of the kept ones,
+  // at a higher cost (what the unit test compares).
+  bool curtail = true;
 };
 
 struct ChangePoint {
@@ -45,9 +55,19 @@ struct ChangePoint {
   double q = 0;           // Q(tau) at the split
 };
 
+// What a search cost: segments tested, shuffles evaluated, and values
+// scored over all evaluations (each O(log L)).
+struct ChangePointWork {
+  std::size_t tests = 0;
+  std::size_t permutations = 0;
+  std::size_t values = 0;
+};
+
 // The change points of `x`, in increasing index order. Values are compared
-// by absolute difference: pass log times to compare ratios.
-std::vector<ChangePoint> find_change_points(const std::vector<double>& x, const ChangePointOptions& options = {});
+// by absolute difference: pass log times to compare ratios. Deterministic
+// for options.seed; `work`, when given, is added to.
+std::vector<ChangePoint> find_change_points(const std::vector<double>& x, const ChangePointOptions& options = {},
+                                            ChangePointWork* work = nullptr);
 
 // The largest Q(tau) over the splits of `x` that leave min_segment values on
 // each side, and where it is; {0, 0} when no split does.

@@ -16,9 +16,14 @@ double median_of(std::vector<double> v) {
 }
 
 struct Block {
-  double t = 0;      // its first sample's stamp
-  double value = 0;  // log of its median
-  std::vector<double> samples, stamps;
+  double t = 0, t_end = 0;  // its first and last sample's stamp
+  double value = 0;         // log of its median
+  std::vector<double> samples;
+  std::vector<std::uint64_t> labels;  // distinct, in order of time
+};
+
+struct Sample {
+  double t = 0, value = 0;
   std::uint64_t label = 0;
 };
 
@@ -68,36 +73,57 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
       std::max(kMinBlockSamples, (every.size() + kMaxBlocks - 1) / kMaxBlocks);
   out.block_samples = per_block;
 
-  std::vector<Block> blocks;
+  // Groups: consecutive windows in time order, joined until a group has
+  // per_block samples (a window that long is a group of its own; what is
+  // left at the end joins the last group). Each group is cut into
+  // near-equal blocks of consecutive samples, so every block holds at least
+  // per_block samples and there are at most kMaxBlocks, however short the
+  // windows.
+  std::vector<std::pair<double, std::vector<Sample>>> timed;  // each window's first stamp and samples
   for (std::size_t w = 0; w < windows.size(); ++w) {
     const auto& win = windows[w];
     const bool stamped = win.stamps.size() == win.samples.size();
-    // Near-equal blocks of at least per_block samples (a window shorter
-    // than that is one block).
-    const std::size_t n = win.samples.size();
+    std::vector<Sample> kept;
+    for (std::size_t j = 0; j < win.samples.size(); ++j)
+      if (win.samples[j] > 0 && std::isfinite(win.samples[j]))
+        kept.push_back({stamped ? win.stamps[j] : static_cast<double>(w), win.samples[j], win.label});
+    if (!kept.empty()) timed.emplace_back(kept.front().t, std::move(kept));
+  }
+  std::stable_sort(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<Sample>> windows_joined;
+  std::vector<Sample> pending;
+  for (auto& [t, kept] : timed) {
+    pending.insert(pending.end(), kept.begin(), kept.end());
+    if (pending.size() >= per_block) windows_joined.push_back(std::move(pending)), pending.clear();
+  }
+  if (!pending.empty()) {
+    if (windows_joined.empty()) windows_joined.emplace_back();
+    windows_joined.back().insert(windows_joined.back().end(), pending.begin(), pending.end());
+  }
+  std::vector<Block> blocks;
+  for (auto& g : windows_joined) {
+    std::stable_sort(g.begin(), g.end(), [](const Sample& a, const Sample& b) { return a.t < b.t; });
+    const std::size_t n = g.size();
     const std::size_t count = std::max<std::size_t>(n / per_block, 1);
     for (std::size_t k = 0; k < count; ++k) {
       Block b;
-      b.label = win.label;
       for (std::size_t j = k * n / count; j < (k + 1) * n / count; ++j) {
-        if (!(win.samples[j] > 0 && std::isfinite(win.samples[j]))) continue;
-        b.samples.push_back(win.samples[j]);
-        b.stamps.push_back(stamped ? win.stamps[j] : static_cast<double>(w));
+        b.samples.push_back(g[j].value);
+        if (std::find(b.labels.begin(), b.labels.end(), g[j].label) == b.labels.end()) b.labels.push_back(g[j].label);
       }
-      if (b.samples.empty()) continue;
-      b.t = b.stamps.front();
+      b.t = g[k * n / count].t;
+      b.t_end = g[(k + 1) * n / count - 1].t;
       b.value = std::log(median_of(b.samples));
       blocks.push_back(std::move(b));
     }
   }
-  std::stable_sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.t < b.t; });
   out.blocks = blocks.size();
   const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 2);
 
   std::vector<double> series;
   for (const auto& b : blocks) series.push_back(b.value);
   std::vector<ChangePoint> cps;
-  if (blocks.size() >= 2 * min_segment) cps = find_change_points(series, options);
+  if (blocks.size() >= 2 * min_segment) cps = find_change_points(series, options, &out.work);
   out.change_points = cps.size();
   for (const auto& cp : cps) out.p_values.push_back(cp.p_value);
 
@@ -123,14 +149,14 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
   for (const auto& r : runs) {
     Level l;
     l.median = r.median;
-    l.begin_s = blocks[r.first].stamps.front();
-    l.end_s = blocks[r.last].stamps.back();
-    l.first_label = blocks[r.first].label;
-    l.last_label = blocks[r.last].label;
+    l.begin_s = blocks[r.first].t;
+    l.end_s = blocks[r.last].t_end;
+    l.first_label = blocks[r.first].labels.front();
+    l.last_label = blocks[r.last].labels.back();
     for (std::size_t b = r.first; b <= r.last; ++b) {
       l.samples += blocks[b].samples.size();
-      if (std::find(l.labels.begin(), l.labels.end(), blocks[b].label) == l.labels.end())
-        l.labels.push_back(blocks[b].label);
+      for (const std::uint64_t label : blocks[b].labels)
+        if (std::find(l.labels.begin(), l.labels.end(), label) == l.labels.end()) l.labels.push_back(label);
     }
     out.levels.push_back(std::move(l));
   }
@@ -160,7 +186,7 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
         all.insert(all.end(), blocks[b].samples.begin(), blocks[b].samples.end());
     State s;
     for (const std::size_t i : g)
-      s.spans.emplace_back(blocks[runs[i].first].stamps.front(), blocks[runs[i].last].stamps.back());
+      s.spans.emplace_back(blocks[runs[i].first].t, blocks[runs[i].last].t_end);
     std::sort(s.spans.begin(), s.spans.end());
     s.samples = all.size();
     s.median = median_of(std::move(all));

@@ -11,9 +11,12 @@
 //  1. Blocks: each measurement window (consecutive samples of one
 //     measurement) is cut into near-equal blocks of consecutive samples (at
 //     least kMinBlockSamples, more when the run has many samples, so that
-//     there are about kMaxBlocks blocks at most; a shorter window is one
-//     block); a block's value is the log of its median. Blocks never span
-//     two windows, and they are ordered by time.
+//     there are kMaxBlocks blocks at most); a block's value is the log of
+//     its median. Windows shorter than a block are joined to the windows
+//     that follow them in time until they fill one (many short rounds of a
+//     long run), so a block spans two windows only then, and the test's
+//     cost stays bounded however many windows there are. Blocks are ordered
+//     by time.
 //  2. Change points of the block series (stability/change_points.h:
 //     E-divisive means, permutation test at 1%).
 //  3. Levels: the samples between change points, each with its median and
@@ -85,7 +88,8 @@ struct Stability {
   std::size_t change_points = 0;  // significant before merging
   std::vector<double> p_values;   // of those change points
   std::size_t blocks = 0, samples = 0;
-  std::size_t block_samples = 0;  // samples per block (the last block of a window may hold fewer)
+  std::size_t block_samples = 0;  // samples per block, at least (all of them when there are fewer)
+  ChangePointWork work;           // what the change-point search cost
   double median = 0;              // over every sample
 };
 

@@ -58,6 +58,14 @@ double SweepAnalysis::critical_intensity() const {
   return calibrated.link_bytes_per_s > 0 ? model::critical_intensity(calibrated) : 0;
 }
 
+std::vector<std::uint64_t> model_D_values(const SweepPlan& plan, const SweepAnalysis& a) {
+  std::vector<std::uint64_t> Ds = plan.D;
+  if (plan.search)
+    for (const double d : model::default_D_values(a.shape, a.D_peak.value_or(0)))
+      if (d >= 1 && d <= static_cast<double>(plan.D_max)) Ds.push_back(static_cast<std::uint64_t>(d));
+  return Ds;
+}
+
 double material_ratio(double target) { return (1 + target) / (1 - target); }
 
 model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ceilings) {

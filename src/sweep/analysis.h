@@ -241,6 +241,11 @@ struct AnalysisOptions {
 SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceilings,
                       const std::vector<PointRecord>& points, const AnalysisOptions& options = {});
 
+// The D a model's table shows beside this sweep (--model-hw): the plan's
+// list, and with --D auto the model's default values around the
+// calibrated D_peak that fit in memory.
+std::vector<std::uint64_t> model_D_values(const SweepPlan& plan, const SweepAnalysis& a);
+
 // The run's stability: T_comm's samples (the ceilings' collective at S and
 // every point's), the reference GEMM's rounds; stamps as seconds since
 // ceilings.origin_s.

@@ -3,21 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
+
+#include "stability/resample.h"
 
 namespace shardroof::sweep {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double median_of(std::vector<double>& v) {
-  const std::size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  const double upper = v[n / 2];
-  if (n % 2) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2));
-  return 0.5 * (lower + upper);
-}
 
 // Where log(T_math/T_comm), linear in log D through (l0, r0) and (l1, r1),
 // is 0, as a D; for a line that does not rise, the side its mean ratio
@@ -141,14 +133,9 @@ std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, dou
   for (const auto* v : sets)
     if (v->empty()) return std::nullopt;
   if (replicates < 1 || !(s.D_low > 0) || !(s.D_high > s.D_low)) return std::nullopt;
-  // A measurement's samples: [first, first + size) of `values`.
-  struct Window {
-    const std::vector<double>* values;
-    std::size_t first, size;
-  };
   // A point's measurements; one when the counts do not add up to the samples.
   const auto windows_of = [](const std::vector<double>& values, const std::vector<int>& counts) {
-    std::vector<Window> out;
+    std::vector<stability::SampleWindow> out;
     std::size_t sum = 0;
     for (const int c : counts) {
       if (c <= 0) break;
@@ -158,35 +145,25 @@ std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, dou
     if (out.empty() || sum != values.size() || out.size() != counts.size()) out = {{&values, 0, values.size()}};
     return out;
   };
-  const std::vector<Window> math_low = windows_of(s.t_math_low, s.windows_low);
-  const std::vector<Window> math_high = windows_of(s.t_math_high, s.windows_high);
+  // Each replicate draws the measurements again with replacement, then the
+  // samples within each drawn one, and takes their median
+  // (stability/resample.h).
+  stability::MedianResampler math_low(windows_of(s.t_math_low, s.windows_low));
+  stability::MedianResampler math_high(windows_of(s.t_math_high, s.windows_high));
   // T_comm is the same collective at the same size at both points: one
   // level per replicate, drawn from both points' measurements together,
   // so a T_comm that changed between them widens the interval.
-  std::vector<Window> comm = windows_of(s.t_comm_low, s.windows_low);
-  for (const Window& w : windows_of(s.t_comm_high, s.windows_high)) comm.push_back(w);
-  std::mt19937_64 gen(seed);
-  // Index by the generator's raw output: the same sequence from every
-  // standard library, so every rank (and build) gets the same interval.
-  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(gen() % n); };
-  std::vector<double> draw;
-  // The median of `count` measurements drawn from `from`, each with its
-  // samples drawn again.
-  const auto resampled_median = [&](const std::vector<Window>& from, std::size_t count) {
-    draw.clear();
-    for (std::size_t k = 0; k < count; ++k) {
-      const Window& w = from[pick(from.size())];
-      for (std::size_t i = 0; i < w.size; ++i) draw.push_back((*w.values)[w.first + pick(w.size)]);
-    }
-    return median_of(draw);
-  };
+  std::vector<stability::SampleWindow> comm_windows = windows_of(s.t_comm_low, s.windows_low);
+  for (const auto& w : windows_of(s.t_comm_high, s.windows_high)) comm_windows.push_back(w);
+  stability::MedianResampler comm(comm_windows);
+  stability::IndexDraw pick(seed);
   const double l0 = std::log(s.D_low), l1 = std::log(s.D_high);
   std::vector<double> crossings;
   crossings.reserve(static_cast<std::size_t>(replicates));
   for (int r = 0; r < replicates; ++r) {
-    const double t_comm = resampled_median(comm, comm.size());
-    const double r0 = std::log(resampled_median(math_low, math_low.size()) / t_comm);
-    const double r1 = std::log(resampled_median(math_high, math_high.size()) / t_comm);
+    const double t_comm = comm.draw(pick);
+    const double r0 = std::log(math_low.draw(pick) / t_comm);
+    const double r1 = std::log(math_high.draw(pick) / t_comm);
     crossings.push_back(line_crossing(l0, r0, l1, r1));
   }
   std::sort(crossings.begin(), crossings.end());

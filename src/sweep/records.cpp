@@ -1,5 +1,7 @@
 #include "sweep/records.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -101,6 +103,14 @@ void merge_ceilings(RunCeilings& into, const RunCeilings& round) {
   }
   into.rounds += round.rounds;
   into.round_starts.insert(into.round_starts.end(), round.round_starts.begin(), round.round_starts.end());
+}
+
+void use_link_from(RunCeilings& ceilings, const link::ModelLink& link, const std::string& path) {
+  ceilings.link.W_bytes_per_s = link.W_bytes_per_s;
+  ceilings.link.alpha_s = link.alpha_s;
+  ceilings.link.source = fmt::format("--link-from {} (pattern {}, medians over {} {} pairs)", path, link.pattern,
+                                     link.pairs, link.source == "cross_node" ? "cross-node" : "same-node");
+  ceilings.link.pattern = link.pattern;
 }
 
 }  // namespace shardroof::sweep

@@ -11,6 +11,7 @@
 
 #include "ceilings/records.h"
 #include "collectives/types.h"
+#include "link/link_summary.h"
 #include "link/records.h"
 #include "timing/stats.h"
 
@@ -136,5 +137,11 @@ void merge_ceilings(RunCeilings& into, const RunCeilings& round);
 
 // The rates behind the statistics (GEMM FLOP/s, bytes/s, s per element).
 double rate_of(const GemmRate& g);
+
+// The book's link from a `link --json` record (`path`, --link-from) instead
+// of the ring probe: its W is the link in its pattern (ping-pong: the pure
+// link; shift, ring: under load); the local reduction g stays a separate
+// term of the model.
+void use_link_from(RunCeilings& ceilings, const link::ModelLink& link, const std::string& path);
 
 }  // namespace shardroof::sweep

@@ -1,6 +1,9 @@
 #include "sweep/runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "collectives/blocks.h"
@@ -9,10 +12,22 @@
 #include "sweep/operands.h"
 #include "sweep/overlap_model.h"
 #include "trace/clock_sync.h"
-#include "sweep/two_level_probe.h"
+#include "link/two_level_probe.h"
+#include "util/error.h"
 #include "util/mpi_session.h"
 
 namespace shardroof::sweep {
+
+void share_step(MPI_Comm comm, SearchStep& step) {
+  long long v[5] = {static_cast<long long>(step.stop), static_cast<long long>(step.D),
+                    static_cast<long long>(step.D2), step.round ? 1 : 0, step.iters};
+  broadcast_from_root(comm, v);
+  step.stop = static_cast<SearchStop>(v[0]);
+  step.D = static_cast<std::uint64_t>(v[1]);
+  step.D2 = static_cast<std::uint64_t>(v[2]);
+  step.round = v[3] != 0;
+  step.iters = static_cast<int>(v[4]);
+}
 
 SweepRunner::SweepRunner(const SweepPlan& plan, ComputeBackend& backend, CommSetup& setup, MPI_Comm comm,
                          trace::Recorder* trace)
@@ -480,8 +495,8 @@ CollectiveTime SweepRunner::collective_at_S() {
 }
 
 std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
-  return measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
-                                 plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
+  return link::measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
+                                       plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 
 link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {
@@ -495,6 +510,25 @@ link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {
   // moved at 11-13 GB/s, and the ring's time followed the former.
   probe.fresh_send = true;
   return link::measure_ring_probe(setup_.transport(), setup_.memory(), comm_, probe);
+}
+
+void budget_memory(SweepPlan& plan, int ranks, const NodeMemory& node) {
+  const std::uint64_t es = coll::size_of(plan.type);
+  const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
+  const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);
+  if (plan.search) {
+    require_memory(node, fixed, fmt::format("--B {} and --F {}", plan.B, plan.F));
+    const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
+    // Unknown memory: only MPI's int counts bound the search.
+    std::uint64_t shard = static_cast<std::uint64_t>(INT_MAX) - 1;
+    if (usable) shard = std::min(shard, (*usable - fixed) / (es * (plan.B + plan.F)));
+    if (shard < 1) throw_usage("--B {} and --F {} leave no memory for a shard of X and Y", plan.B, plan.F);
+    plan.D_max = shard * static_cast<std::uint64_t>(ranks);
+    return;
+  }
+  const std::uint64_t dmax = (plan.D.back() + static_cast<std::uint64_t>(ranks) - 1) / static_cast<std::uint64_t>(ranks);
+  require_memory(node, saturating_add(saturating_mul(es * (plan.B + plan.F), dmax), fixed),
+                 fmt::format("--D {} with --B {} and --F {}", plan.D.back(), plan.B, plan.F));
 }
 
 }  // namespace shardroof::sweep

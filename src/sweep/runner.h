@@ -29,10 +29,15 @@
 #include "sweep/overlap.h"
 #include "sweep/plan.h"
 #include "sweep/records.h"
+#include "sweep/search.h"
 #include "timing/timing.h"
 #include "trace/recorder.h"
+#include "util/memory_budget.h"
 
 namespace shardroof::sweep {
+
+// Rank 0's search step to every rank (only rank 0 keeps the reason).
+void share_step(MPI_Comm comm, SearchStep& step);
 
 class SweepRunner {
  public:
@@ -62,7 +67,7 @@ class SweepRunner {
   // where `first` has one, the ring probe. Fewer iterations than the first
   // measurement: the rounds add up.
   RunCeilings measure_ceiling_round(const RunCeilings& first);
-  // The ring probe on each level of plan.ring.hier.node_of_rank (sweep/two_level_probe.h).
+  // The ring probe on each level of plan.ring.hier.node_of_rank (link/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
   // The link model (W, alpha, g) `--overlap auto` weighs each K with; until
   // it is set, the measured T_comm is cut in proportion (no latency paid
@@ -102,5 +107,12 @@ class SweepRunner {
   int ranks_ = 1;
   std::optional<model::Ceilings> overlap_link_;
 };
+
+// Memory per rank: the two shards, the partial sum and its result, and
+// the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
+// partial sum and result of the interference measurement (2*B*F more);
+// refuse what cannot fit rather than die. --D auto stays below the
+// largest D that fits.
+void budget_memory(SweepPlan& plan, int ranks, const NodeMemory& node);
 
 }  // namespace shardroof::sweep

@@ -6,6 +6,23 @@
 #include <fmt/format.h>
 
 namespace shardroof::sweep {
+
+SearchPlan search_plan(const SweepPlan& plan, int ranks, const SweepAnalysis& analysis) {
+  SearchPlan sp;
+  sp.D_max = plan.D_max;
+  sp.D_min = std::min<std::uint64_t>(static_cast<std::uint64_t>(ranks), plan.D_max);
+  const model::RoofCrossover& start = analysis.roofs_measured;
+  const double guess = start.kind == model::CrossoverKind::BelowFloor ? static_cast<double>(sp.D_min)
+                       : start.D > 0                                   ? start.D
+                                                                       : analysis.D_peak.value_or(64);
+  sp.D_start = nearest_power_of_two(guess, sp.D_min, sp.D_max);
+  if (start.kind == model::CrossoverKind::BelowFloor) sp.D_start = sp.D_min;
+  sp.timing = plan.timing;
+  sp.budget_s = plan.budget_s;
+  sp.min_span_s = plan.min_span_s;
+  sp.min_rounds = plan.min_rounds;
+  return sp;
+}
 namespace {
 
 const PointRecord* point_at(const std::vector<PointRecord>& points, double D) {

@@ -54,6 +54,12 @@ struct SearchPlan {
   double min_span_s = 30;        // the rounds' measurements must spread over at least this long
 };
 
+// The search of a plan with --D auto on `ranks` ranks, started where the
+// roof model puts the crossing with the collective's own T_comm at S (the
+// analysis of the ceilings alone), at the floor (a shard of one column)
+// when T_comm lies below it rather than walking D down to it.
+SearchPlan search_plan(const SweepPlan& plan, int ranks, const SweepAnalysis& ceilings_only);
+
 enum class SearchStop {
   None,            // still measuring
   Converged,       // the interval is within +-target of D*

@@ -14,21 +14,9 @@
 
 namespace shardroof::sweep {
 
-// The ring probe inside every node at once, and across the nodes on every
-// local index at once (ranks that share a link out of their node share it
-// here as in hier, so the inter level's W is already each flow's share).
-struct TwoLevelProbes {
-  int nodes = 1;
-  int ranks_per_node = 1;
-  link::RingProbeResult intra;
-  link::RingProbeResult inter;
-  // Each ring across the nodes alone (one local index at a time, the others
-  // idle): one flow's rate. inter_alone is this rank's own ring's probe;
-  // every rank has every ring's fit, by local index, and their wrong bytes.
-  link::RingProbeResult inter_alone;
-  std::vector<link::AlphaBetaFit> inter_alone_fits;
-  long long inter_alone_wrong = 0;
-};
+// The probes' record lives with the links (link/records.h; measured by
+// link/two_level_probe.h), where coll's model column takes them too.
+using link::TwoLevelProbes;
 
 struct TwoLevelAnalysis {
   model::TwoLevelShape shape;

@@ -54,6 +54,9 @@ inline constexpr std::string_view kAggregationNote =
     "time per iteration = max over ranks; reported: median (min, max) over iterations";
 
 TimeStats summarize(std::vector<double> samples);
+// The statistics (median, min, max, percentiles, iqm) made again from
+// `samples`, the rest kept.
+void resummarize(TimeStats& stats);
 
 // Every statistic and sample (per-rank ones too) multiplied by `factor` (a
 // round trip halved into a one-way time, say). Arrival skews are moments,
@@ -64,6 +67,11 @@ TimeStats scaled(TimeStats stats, double factor);
 // taken again); each rank's times and skews joined likewise, or dropped
 // when the two do not hold the same ranks.
 TimeStats joined(const TimeStats& a, const TimeStats& b);
+// joined without the summary: b's samples, each rank's, the stamps and the
+// windows appended to a's, whose statistics stay as they were until
+// resummarize. Many measurements joined one by one then cost one summary,
+// not one per measurement.
+void append_samples(TimeStats& a, const TimeStats& b);
 
 enum class TimingMode {
   // One call per timed iteration, each after a barrier: the time of a step

@@ -14,8 +14,15 @@ namespace shardroof {
 
 TimeStats summarize(std::vector<double> samples) {
   TimeStats s;
-  if (samples.empty()) return s;
-  s.samples = samples;
+  s.samples = std::move(samples);
+  resummarize(s);
+  return s;
+}
+
+void resummarize(TimeStats& s) {
+  std::vector<double> samples = s.samples;
+  s.median = s.min = s.max = s.p95 = s.p99 = s.iqm = 0;
+  if (samples.empty()) return;
   std::sort(samples.begin(), samples.end());
   const std::size_t n = samples.size();
   s.min = samples.front();
@@ -33,7 +40,6 @@ TimeStats summarize(std::vector<double> samples) {
   double sum = 0;
   for (std::size_t i = lo; i < hi; ++i) sum += samples[i];
   s.iqm = sum / static_cast<double>(hi - lo);
-  return s;
 }
 
 TimeStats scaled(TimeStats stats, double factor) {
@@ -44,29 +50,34 @@ TimeStats scaled(TimeStats stats, double factor) {
   return stats;
 }
 
-TimeStats joined(const TimeStats& a, const TimeStats& b) {
-  std::vector<double> all = a.samples;
-  all.insert(all.end(), b.samples.begin(), b.samples.end());
-  TimeStats out = summarize(std::move(all));
-  const auto join = [](const std::vector<std::vector<double>>& x, const std::vector<std::vector<double>>& y) {
-    std::vector<std::vector<double>> both;
-    if (x.size() != y.size()) return both;
-    both = x;
-    for (std::size_t r = 0; r < y.size(); ++r) both[r].insert(both[r].end(), y[r].begin(), y[r].end());
-    return both;
-  };
-  out.per_rank = join(a.per_rank, b.per_rank);
-  out.per_rank_skew = join(a.per_rank_skew, b.per_rank_skew);
-  const auto windows_of = [](const TimeStats& t) {
-    return t.windows.empty() ? std::vector<std::size_t>{t.samples.size()} : t.windows;
-  };
-  out.windows = windows_of(a);
-  for (const std::size_t w : windows_of(b)) out.windows.push_back(w);
+void append_samples(TimeStats& a, const TimeStats& b) {
   // Stamps only where every sample has one.
-  if (a.stamps.size() == a.samples.size() && b.stamps.size() == b.samples.size()) {
-    out.stamps = a.stamps;
-    out.stamps.insert(out.stamps.end(), b.stamps.begin(), b.stamps.end());
-  }
+  const bool stamped = a.stamps.size() == a.samples.size() && b.stamps.size() == b.samples.size();
+  if (a.windows.empty()) a.windows = {a.samples.size()};
+  if (b.windows.empty())
+    a.windows.push_back(b.samples.size());
+  else
+    a.windows.insert(a.windows.end(), b.windows.begin(), b.windows.end());
+  a.samples.insert(a.samples.end(), b.samples.begin(), b.samples.end());
+  const auto join = [](std::vector<std::vector<double>>& x, const std::vector<std::vector<double>>& y) {
+    if (x.size() != y.size()) {
+      x.clear();
+      return;
+    }
+    for (std::size_t r = 0; r < y.size(); ++r) x[r].insert(x[r].end(), y[r].begin(), y[r].end());
+  };
+  join(a.per_rank, b.per_rank);
+  join(a.per_rank_skew, b.per_rank_skew);
+  if (stamped)
+    a.stamps.insert(a.stamps.end(), b.stamps.begin(), b.stamps.end());
+  else
+    a.stamps.clear();
+}
+
+TimeStats joined(const TimeStats& a, const TimeStats& b) {
+  TimeStats out = a;
+  append_samples(out, b);
+  resummarize(out);
   return out;
 }
 

@@ -312,4 +312,12 @@ std::vector<coll::TuningRule> tuning_rules_over_launches(const std::vector<std::
   return rules;
 }
 
+std::vector<coll::Algorithm> impls_worth_measuring(const std::vector<coll::Algorithm>& impls,
+                                                   const std::vector<SizeRanking>& rankings) {
+  std::vector<coll::Algorithm> out;
+  for (const coll::Algorithm impl : impls)
+    if (worth_measuring(std::string(coll::to_string(impl)), rankings)) out.push_back(impl);
+  return out;
+}
+
 }  // namespace shardroof

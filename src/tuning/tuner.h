@@ -89,6 +89,9 @@ double unsteadiness(const SizeRanking& size, const std::string& impl);
 // falling behind; see kPruneSizes). Native is always measured; without a
 // measured noise (fewer than 2 passes) nothing is dropped.
 bool worth_measuring(const std::string& impl, const std::vector<SizeRanking>& rankings);
+// Those of `impls` worth measuring at the next size, in their order.
+std::vector<coll::Algorithm> impls_worth_measuring(const std::vector<coll::Algorithm>& impls,
+                                                   const std::vector<SizeRanking>& rankings);
 
 // The rules for `ranks` ranks from `rankings` (of one collective, in
 // increasing size). From the smallest size on, each range takes the

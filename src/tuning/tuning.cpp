@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <fstream>
+#include <thread>
 #include <utility>
 
+#include "collectives/algorithms.h"
 #include "report/results_file.h"
+#include "util/agreement.h"
 #include "util/error.h"
+#include "util/mpi_session.h"
 
 namespace shardroof {
 
@@ -77,6 +81,71 @@ void write_tuning_table(const std::string& path, int ranks, const std::vector<co
                                 "count up to max_bytes (none: no bound);",
                                 "`order` lists implementations fastest first, up to the fastest of ours; auto "
                                 "runs the first it can."}));
+}
+
+std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind,
+                                           const coll::CollectiveOptions& ring) {
+  // What auto can choose: our candidates and the library's own.
+  std::vector<coll::Algorithm> candidates = coll::auto_candidates(kind);
+  candidates.push_back(coll::Algorithm::Native);
+  std::vector<coll::Algorithm> out;
+  for (const coll::Algorithm impl : candidates) {
+    try {
+      setup.make(kind, impl, ring);
+      out.push_back(impl);
+    } catch (const UsageError&) {
+      // not on this setup (pairwise over NCCL)
+    }
+  }
+  return out;
+}
+
+int tune_from_documents(RunContext& ctx, const std::string& tune_to, const std::string& tuning,
+                        const std::vector<std::string>& from) {
+  run_agreed(ctx.mpi.world(), [&] {
+    if (tune_to.empty()) throw_usage("--tune-from: needs --tune-to FILE, the table it writes");
+    if (!tuning.empty()) throw_usage("--tune-from writes a table; it does not read one (--tuning {})", tuning);
+    if (!ctx.mpi.is_root()) return;
+    check_tuning_output(tune_to, ctx.force, "--tune-to");
+    std::string list;
+    for (const auto& p : from) list += (list.empty() ? "" : ",") + p;
+    const TuningSources sources =
+        read_tuning_sources(from, fmt::format("shardroof coll --tune-to {} --tune-from {}", tune_to, list));
+    const coll::TuningTable measured = table_from_sources(sources);
+    ctx.out << fmt::format("# tuning from {} documents of {} ranks: each size takes the implementation whose worst "
+                           "loss over the launches is least\n",
+                           from.size(), sources.ranks);
+    write_tuning_table(tune_to, sources.ranks, sources.origin.kinds, sources.origin.min_bytes,
+                       sources.origin.max_bytes, measured);
+    ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", tune_to, measured.rules.size(),
+                           sources.ranks);
+  });
+  return 0;
+}
+
+coll::TuningOrigin tuning_origin(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds, int ranks,
+                                 const TuningScope& scope, const TuningRunFacts& facts) {
+  coll::TuningOrigin o;
+  o.ranks = ranks;
+  o.kinds = kinds;
+  o.min_bytes = plan.sizes.empty() ? 0 : plan.sizes.front();
+  o.max_bytes = plan.sizes.empty() ? 0 : plan.sizes.back();
+  o.fields = {{"host", facts.host},
+              {"hosts", std::to_string(facts.hosts)},
+              {"cpu", facts.cpu},
+              {"logical_cpus", std::to_string(std::thread::hardware_concurrency())},
+              {"mpi_library", facts.mpi_library},
+              {"transport", scope.transport},
+              {"backend", scope.backend},
+              {"datatype", facts.datatype},
+              {"op", facts.op},
+              {"sizes", facts.sizes},
+              {"timing", facts.timing},
+              {"passes", passes_text(facts.iterations)},
+              {"load_average", facts.load_average},
+              {"date", facts.date},
+              {"command", facts.command}};
+  return o;
 }
 
 }  // namespace shardroof

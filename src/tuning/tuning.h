@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "collectives/tuning.h"
 #include "measure/coll_records.h"
+#include "measure/comm_setup.h"
 #include "tuning/tuner.h"
 #include "tuning/tuning_file.h"
 #include "tuning/tuning_sources.h"
@@ -32,6 +34,33 @@ coll::TuningTable table_from_records(const std::vector<CollRecord>& records,
 // The table of several launches' documents (tuning_sources.h): each size
 // takes the implementation whose worst loss over the launches is least.
 coll::TuningTable table_from_sources(const TuningSources& sources);
+
+// How and where a --tune-to run measured its table: the machine, when, and
+// its settings as typed.
+struct TuningRunFacts {
+  std::string host;
+  std::size_t hosts = 1;
+  std::string cpu, mpi_library, load_average, date;
+  std::string datatype, op, sizes, timing;
+  std::size_t iterations = 0;  // timed iterations per size (the tuner's passes come from them)
+  std::string command;
+};
+// Its [[measured]] entry for the table of `kinds` on `ranks` ranks.
+coll::TuningOrigin tuning_origin(const CollPlan& plan, const std::vector<coll::CollectiveKind>& kinds, int ranks,
+                                 const TuningScope& scope, const TuningRunFacts& facts);
+
+// coll --tune-from: the table at `tune_to` from earlier launches' documents
+// (`from`); nothing is measured, and only rank 0 works (the documents say
+// the rank count), then says on ctx.out what it wrote. `tuning` is --tuning,
+// which must be empty. Collective: every rank ends with the same usage error.
+int tune_from_documents(RunContext& ctx, const std::string& tune_to, const std::string& tuning,
+                        const std::vector<std::string>& from);
+
+// The implementations of `kind` that --tune-to measures: what auto can
+// choose (coll::auto_candidates) and native, those this setup can build
+// (the same on every rank: building a collective does not communicate).
+std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind,
+                                           const coll::CollectiveOptions& ring);
 
 // "5 passes of 4 iterations per size": the passes the tuner's noise comes
 // from (tuner.h: pass_bounds) for `iterations` timed iterations.

@@ -9,7 +9,6 @@
 #include "cli/toml_text.h"
 
 #include "cli/config_file.h"
-#include "cli/values.h"
 #include "collectives/algorithms.h"
 #include "collectives/traits.h"
 #include "shardroof/default_tuning.h"

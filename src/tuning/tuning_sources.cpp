@@ -12,7 +12,6 @@
 #include "collectives/collective.h"
 #include "tuning/tuner.h"
 #include "util/error.h"
-#include "cli/values.h"
 #include "util/units.h"
 
 namespace shardroof {

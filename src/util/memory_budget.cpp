@@ -4,7 +4,6 @@
 #include <limits>
 #include <sstream>
 
-#include "cli/values.h"
 #include "util/error.h"
 #include "util/node.h"
 #include "util/units.h"

@@ -9,6 +9,7 @@
 
 #include "../mpi_test_util.h"
 #include "collectives/blocks.h"
+#include "commands/backends.h"
 #include "cpu/cpu_backend.h"
 #include "cuda/cuda_api.h"
 #include "gpu_test_util.h"

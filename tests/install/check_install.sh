@@ -8,7 +8,8 @@ trap 'rm -rf "$prefix"' EXIT
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
 fail() { echo "FAILED: $*" >&2; exit 1; }
 for f in bin/shardroof share/shardroof/configs/default.toml share/shardroof/configs/hardware/h100.toml \
-         share/shardroof/scripts/plot.py share/shardroof/scripts/plot_link.py share/doc/shardroof/README.md \
+         share/shardroof/scripts/plot.py share/shardroof/scripts/plot_coll.py \
+         share/shardroof/scripts/plot_link.py share/shardroof/scripts/matplotlib_python.py share/doc/shardroof/README.md \
          share/doc/shardroof/commands/sweep.md; do
   [[ -e "$prefix/$f" ]] || fail "$f was not installed"
 done

@@ -1,7 +1,9 @@
 // Change points and stability verdicts on constructed series: a step is
 // found where it is, noise alone is one distribution, a small step is
-// drift and a large one unstable, blocks never join two measurements, and
-// levels and states carry what the reports print.
+// drift and a large one unstable, blocks join two measurements only when
+// they are shorter than a block, levels and states carry what the reports
+// print, a curtailed permutation test decides as the full one, and the
+// work of a search stays bounded however many windows a run has.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,6 +57,40 @@ TEST(ChangePoints, TooShortASeriesCannotSplit) {
   EXPECT_TRUE(find_change_points({0, 0, 1, 1}).empty());
   EXPECT_EQ(best_split({0, 0, 0, 5, 5, 5}, 3).index, 3u);
   EXPECT_EQ(best_split({0, 0, 0, 5, 5}, 3).q, 0);
+}
+
+TEST(ChangePoints, ACurtailedTestKeepsWhatTheFullTestKeeps) {
+  // Stopping a test once no later shuffle can make it significant must not
+  // change a verdict: the same change points, the same p-values of the kept
+  // ones, over series with and without steps; and it must save most of the
+  // shuffles of a segment without a change.
+  std::size_t curtailed_work = 0, full_work = 0, null_curtailed = 0, null_full = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const std::size_t n = 20 + static_cast<std::size_t>(seed * 7 % 100);
+    std::vector<double> x = noise(n, 0.0, 0.2, seed);
+    const bool steps = seed % 3 != 0;
+    if (steps)
+      for (std::size_t i = n / 3; i < n; ++i) x[i] += i < 2 * n / 3 ? 0.5 : 0.2;
+    ChangePointOptions curtailed, full;
+    full.curtail = false;
+    ChangePointWork a, b;
+    const auto cut = find_change_points(x, curtailed, &a);
+    const auto all = find_change_points(x, full, &b);
+    ASSERT_EQ(cut.size(), all.size()) << "seed " << seed;
+    for (std::size_t i = 0; i < cut.size(); ++i) {
+      EXPECT_EQ(cut[i].index, all[i].index) << "seed " << seed;
+      EXPECT_EQ(cut[i].p_value, all[i].p_value) << "seed " << seed;
+    }
+    EXPECT_LE(a.permutations, b.permutations);
+    curtailed_work += a.permutations;
+    full_work += b.permutations;
+    if (!steps) {
+      null_curtailed += a.permutations;
+      null_full += b.permutations;
+    }
+  }
+  EXPECT_LT(curtailed_work, full_work);
+  EXPECT_LT(null_curtailed * 5, null_full);
 }
 
 // Windows of `samples` samples of `level` (+-5%), one every second.
@@ -145,6 +181,62 @@ TEST(Stability, BlocksKeepToTheirWindowAndTimeOrdersThem) {
   ASSERT_EQ(s.levels.size(), 2u);
   EXPECT_NEAR(s.levels[1].begin_s, 10, 1e-9);
   EXPECT_EQ(s.blocks, 40u);  // one block per window of 6 samples
+}
+
+TEST(Stability, ShortWindowsJoinInTimeOrder) {
+  // Windows of 2 samples (a block holds at least 5): each block joins
+  // three windows in time order, and a change still shows where it was.
+  std::vector<TimedWindow> all;
+  for (int w = 0; w < 100; ++w) {
+    TimedWindow t;
+    t.label = static_cast<std::uint64_t>(w % 3);
+    for (int i = 0; i < 2; ++i) {
+      t.samples.push_back((w < 51 ? 1e-3 : 3e-3) * (1 + 0.01 * i));
+      t.stamps.push_back(w + 0.1 * i);
+    }
+    all.push_back(t);
+  }
+  const Stability s = assess(all, 1.22);
+  EXPECT_EQ(s.blocks, 33u);  // 100 windows, three to a block (the last block four)
+  EXPECT_EQ(s.verdict, Verdict::Unstable);
+  ASSERT_EQ(s.levels.size(), 2u);
+  EXPECT_NEAR(s.levels[1].begin_s, 51, 1e-9);
+  EXPECT_EQ(s.levels[0].labels.size(), 3u);
+}
+
+TEST(Stability, ItsCostIsBoundedHoweverManyWindows) {
+  // A long run of many short rounds: 24 rows x 2000 windows of 20 samples
+  // over 100 s, the machine twice as slow from 30 to 60 s. The change-point
+  // search sees at most kMaxBlocks blocks and runs at most
+  // 2 * max_change_points + 1 tests of at most R shuffles each: its work
+  // does not grow with the windows.
+  std::vector<TimedWindow> all;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.95, 1.05);
+  for (std::uint64_t row = 0; row < 24; ++row)
+    for (int w = 0; w < 2000; ++w) {
+      TimedWindow t;
+      t.label = row;
+      const double start = w * 0.05 + row * 0.002;
+      for (int i = 0; i < 20; ++i) {
+        const double stamp = start + i * 1e-4;
+        t.samples.push_back((stamp >= 30 && stamp < 60 ? 2.0 : 1.0) * u(rng));
+        t.stamps.push_back(stamp);
+      }
+      all.push_back(std::move(t));
+    }
+  const ChangePointOptions options;
+  const Stability s = assess(all, 1.22, options);
+  EXPECT_EQ(s.samples, 24u * 2000u * 20u);
+  EXPECT_LE(s.blocks, kMaxBlocks);
+  EXPECT_GE(s.blocks, kMaxBlocks / 2);
+  EXPECT_EQ(s.verdict, Verdict::Unstable);
+  EXPECT_EQ(s.states.size(), 2u);
+  const std::size_t tests = 2 * options.max_change_points + 1;
+  const auto R = static_cast<std::size_t>(options.permutations);
+  EXPECT_LE(s.work.tests, tests);
+  EXPECT_LE(s.work.permutations, tests * R);
+  EXPECT_LE(s.work.values, tests * (R + 1) * kMaxBlocks);
 }
 
 TEST(Stability, TooFewSamplesSaySo) {

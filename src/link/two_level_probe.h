@@ -1,5 +1,5 @@
 // The ring probe (link/ring_probe.h) on each level of the node grouping,
-// over SubTransports of the sweep's transport: the ranks of each node in a
+// over SubTransports of the run's transport: the ranks of each node in a
 // ring (every node at once, as hier's first and last phase), then the ranks
 // with one local index across the nodes (every local index at once, as
 // hier's middle phase). Collective over `comm`: iterations start at
@@ -13,10 +13,10 @@
 
 #include "collectives/memory.h"
 #include "collectives/transport.h"
-#include "sweep/two_level.h"
+#include "link/records.h"
 #include "timing/stats.h"
 
-namespace shardroof::sweep {
+namespace shardroof::link {
 
 // Empty on one node or one rank per node (one level) and when the nodes
 // hold different numbers of ranks. `elements` of `element_bytes` each: the
@@ -26,4 +26,4 @@ std::optional<TwoLevelProbes> measure_two_level_probe(coll::Transport& transport
                                                       std::uint64_t elements, std::size_t element_bytes,
                                                       const TimingPlan& timing);
 
-}  // namespace shardroof::sweep
+}  // namespace shardroof::link

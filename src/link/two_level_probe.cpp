@@ -1,4 +1,4 @@
-#include "sweep/two_level_probe.h"
+#include "link/two_level_probe.h"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 #include "util/comm_handle.h"
 #include "collectives/mpi_transport.h"
 
-namespace shardroof::sweep {
+namespace shardroof::link {
 
 std::optional<TwoLevelProbes> measure_two_level_probe(coll::Transport& transport, coll::MemoryOps& memory,
                                                       MPI_Comm comm, const std::vector<int>& node_of_rank,
@@ -80,4 +80,4 @@ std::optional<TwoLevelProbes> measure_two_level_probe(coll::Transport& transport
   return out;
 }
 
-}  // namespace shardroof::sweep
+}  // namespace shardroof::link
