@@ -305,6 +305,10 @@ void add_coll_stability_json(nlohmann::json& doc, const CollStability& s, int ro
   for (std::size_t i = 0; i < s.rows.size() && i < doc["results"].size(); ++i) {
     doc["results"][i]["stability"] = stability_json(s.rows[i]);
     doc["results"][i]["time_us_ci95"] = {s.intervals[i].low * 1e6, s.intervals[i].high * 1e6};
+    // The bootstrap's distribution of the median (us), for `shardroof combine`.
+    nlohmann::json reps = nlohmann::json::array();
+    for (const double v : s.intervals[i].percentiles) reps.push_back(v * 1e6);
+    doc["results"][i]["time_us_replicates"] = reps;
   }
   doc["stability"] = {{"rounds", rounds_done}, {"min_rounds", min_rounds}, {"min_span_s", min_span_s},
                       {"run", stability_json(s.run)},

@@ -35,6 +35,8 @@ MedianInterval median_interval(const TimeStats& t, double level, int replicates,
   };
   out.low = std::min(at(tail), t.median);
   out.high = std::max(at(1 - tail), t.median);
+  out.percentiles.reserve(101);
+  for (int p = 0; p <= 100; ++p) out.percentiles.push_back(at(p / 100.0));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "timing/stats.h"
 
@@ -14,6 +15,10 @@ namespace shardroof::stability {
 
 struct MedianInterval {
   double low = 0, high = 0;
+  // The replicates' 0th..100th percentiles (101 values): the distribution
+  // `shardroof combine` draws this launch's median from. Empty for empty
+  // statistics.
+  std::vector<double> percentiles;
 };
 
 // Empty statistics give {0, 0}.
