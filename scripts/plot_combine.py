@@ -13,7 +13,17 @@ python3-matplotlib).
 import argparse
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matplotlib_python  # noqa: E402
+
+matplotlib_python.require(__file__)
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 
 def finite(v, default):
@@ -83,9 +93,6 @@ def main():
         doc = json.load(f)
     if doc.get("command") != "combine":
         sys.exit(f"{args.json}: not a `shardroof combine` record")
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 5))
     (plot_sweep if doc.get("of") == "sweep" else plot_coll)(doc, ax)
     fig.tight_layout()

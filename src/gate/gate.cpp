@@ -317,25 +317,40 @@ void check_expectation(Verdict& verdict, const std::vector<Metric>& run, const s
   if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result was measured to check", rule));
 }
 
-void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
-                             double fraction, std::uint64_t from_bytes, const std::string& rule) {
-  verdict.rules.push_back(rule);
-  std::size_t checked = 0, without = 0;
+namespace {
+
+// The checks of `run`'s metrics named `name` against `fraction` times each
+// metric's own reference (`reference` of it: its model or hardware value);
+// metrics without one are counted in `without`.
+std::size_t check_against_reference(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                                    double fraction, std::uint64_t from_bytes, double Metric::*reference,
+                                    std::size_t& without) {
+  std::size_t checked = 0;
   for (const Metric& m : run) {
     if (m.name != name || m.bytes < from_bytes) continue;
-    if (!(m.model > 0)) {
+    if (!(m.*reference > 0)) {
       ++without;
       continue;
     }
     Check c;
     c.kind = Check::Kind::Expectation;
     c.metric = m;
-    c.limit = fraction * m.model;
+    c.limit = fraction * m.*reference;
     c.worse_by = std::max(0.0, 1 - m.value / c.limit);
     c.passed = m.value >= c.limit;
     verdict.checks.push_back(std::move(c));
     ++checked;
   }
+  return checked;
+}
+
+}  // namespace
+
+void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
+                             double fraction, std::uint64_t from_bytes, const std::string& rule) {
+  verdict.rules.push_back(rule);
+  std::size_t without = 0;
+  const std::size_t checked = check_against_reference(verdict, run, name, fraction, from_bytes, &Metric::model, without);
   if (without > 0) verdict.notes.push_back(fmt::format("{}: {} results without a model value not checked", rule, without));
   if (checked == 0) verdict.problems.push_back(fmt::format("{}: no result has a model value to check against", rule));
 }
@@ -343,18 +358,8 @@ void check_model_expectation(Verdict& verdict, const std::vector<Metric>& run, c
 void check_hardware_expectation(Verdict& verdict, const std::vector<Metric>& run, const std::string& name,
                                 double fraction, const std::string& rule) {
   verdict.rules.push_back(rule);
-  std::size_t checked = 0;
-  for (const Metric& m : run) {
-    if (m.name != name || !(m.hardware > 0)) continue;
-    Check c;
-    c.kind = Check::Kind::Expectation;
-    c.metric = m;
-    c.limit = fraction * m.hardware;
-    c.worse_by = std::max(0.0, 1 - m.value / c.limit);
-    c.passed = m.value >= c.limit;
-    verdict.checks.push_back(std::move(c));
-    ++checked;
-  }
+  std::size_t without = 0;  // a thin GEMM, a pair in memory: not a hardware ceiling
+  const std::size_t checked = check_against_reference(verdict, run, name, fraction, 0, &Metric::hardware, without);
   if (checked == 0)
     verdict.problems.push_back(fmt::format("{}: no result has a hardware limit to check against", rule));
 }

@@ -18,146 +18,81 @@ namespace {
 // (or add and multiply) units times their latency in flight, 8 to 12 on
 // the cores of the last decade; registers 14 and 15 hold the operands.
 #define SR_ACC12 "0,1,2,3,4,5,6,7,8,9,10,11"
-
-// 128-bit SSE: six multiplies by 1 and six adds, each on its own chain.
-void sse_float(std::uint64_t n) {
-  const float one = 1.0f, tiny = 1e-7f;
-  __asm__ volatile(
-      "movss %[one], %%xmm14\n\t shufps $0, %%xmm14, %%xmm14\n\t"
-      "movss %[tiny], %%xmm15\n\t shufps $0, %%xmm15, %%xmm15\n\t"
-      ".irp r," SR_ACC12 "\n\t movaps %%xmm14, %%xmm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r,0,1,2,3,4,5\n\t mulps %%xmm14, %%xmm\\r\n\t .endr\n\t"
-      ".irp r,6,7,8,9,10,11\n\t addps %%xmm15, %%xmm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
-void sse_double(std::uint64_t n) {
-  const double one = 1.0, tiny = 1e-12;
-  __asm__ volatile(
-      "movsd %[one], %%xmm14\n\t unpcklpd %%xmm14, %%xmm14\n\t"
-      "movsd %[tiny], %%xmm15\n\t unpcklpd %%xmm15, %%xmm15\n\t"
-      ".irp r," SR_ACC12 "\n\t movapd %%xmm14, %%xmm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r,0,1,2,3,4,5\n\t mulpd %%xmm14, %%xmm\\r\n\t .endr\n\t"
-      ".irp r,6,7,8,9,10,11\n\t addpd %%xmm15, %%xmm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
-__attribute__((target("avx"))) void avx_float(std::uint64_t n) {
-  const float one = 1.0f, tiny = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
-      ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r,0,1,2,3,4,5\n\t vmulps %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
-      ".irp r,6,7,8,9,10,11\n\t vaddps %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
-__attribute__((target("avx"))) void avx_double(std::uint64_t n) {
-  const double one = 1.0, tiny = 1e-12;
-  __asm__ volatile(
-      "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
-      ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r,0,1,2,3,4,5\n\t vmulpd %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
-      ".irp r,6,7,8,9,10,11\n\t vaddpd %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
-// acc += 1 * tiny on twelve chains.
-__attribute__((target("avx,fma"))) void fma256_float(std::uint64_t n) {
-  const float one = 1.0f, tiny = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
-      ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r," SR_ACC12 "\n\t vfmadd231ps %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
-__attribute__((target("avx,fma"))) void fma256_double(std::uint64_t n) {
-  const double one = 1.0, tiny = 1e-12;
-  __asm__ volatile(
-      "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
-      ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r," SR_ACC12 "\n\t vfmadd231pd %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14",
-        "xmm15", "cc");
-}
-
+#define SR_XMM_CLOBBERS                                                                                     \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm14", \
+      "xmm15", "cc"
 // 32 registers at 512 bits: twenty-four accumulators, operands in 30 and 31.
 #define SR_ACC24 SR_ACC12 ",12,13,14,15,16,17,18,19,20,21,22,23"
 #define SR_ZMM_CLOBBERS                                                                                             \
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
       "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30", "xmm31", "cc"
 
-__attribute__((target("avx512f"))) void avx512_float(std::uint64_t n) {
-  const float one = 1.0f, tiny = 1e-7f;
-  __asm__ volatile(
-      "vbroadcastss %[one], %%zmm30\n\t vbroadcastss %[tiny], %%zmm31\n\t"
-      ".irp r," SR_ACC24 "\n\t vmovaps %%zmm30, %%zmm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r," SR_ACC24 "\n\t vfmadd231ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : SR_ZMM_CLOBBERS);
-}
+// One loop function: `setup` loads the operands ([one], [tiny]) and the
+// accumulators, `body` is one iteration; `tail` leaves the vector state.
+#define SR_LOOP(name, target, type, one_value, tiny_value, setup, body, tail, ...) \
+  target void name(std::uint64_t n) {                                             \
+    const type one = one_value, tiny = tiny_value;                                \
+    __asm__ volatile(setup "1:\n\t" body "dec %[n]\n\t jnz 1b\n\t" tail       \
+                     : [n] "+r"(n)                                                \
+                     : [one] "m"(one), [tiny] "m"(tiny)                           \
+                     : __VA_ARGS__);                                              \
+  }
 
-__attribute__((target("avx512f"))) void avx512_double(std::uint64_t n) {
-  const double one = 1.0, tiny = 1e-12;
-  __asm__ volatile(
-      "vbroadcastsd %[one], %%zmm30\n\t vbroadcastsd %[tiny], %%zmm31\n\t"
-      ".irp r," SR_ACC24 "\n\t vmovapd %%zmm30, %%zmm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r," SR_ACC24 "\n\t vfmadd231pd %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [one] "m"(one), [tiny] "m"(tiny)
-      : SR_ZMM_CLOBBERS);
-}
-
+// 128-bit SSE: six multiplies by 1 and six adds, each on its own chain.
+SR_LOOP(sse_float, , float, 1.0f, 1e-7f,
+        "movss %[one], %%xmm14\n\t shufps $0, %%xmm14, %%xmm14\n\t movss %[tiny], %%xmm15\n\t"
+        "shufps $0, %%xmm15, %%xmm15\n\t .irp r," SR_ACC12 "\n\t movaps %%xmm14, %%xmm\\r\n\t .endr\n\t",
+        ".irp r,0,1,2,3,4,5\n\t mulps %%xmm14, %%xmm\\r\n\t .endr\n\t"
+        ".irp r,6,7,8,9,10,11\n\t addps %%xmm15, %%xmm\\r\n\t .endr\n\t",
+        "", SR_XMM_CLOBBERS)
+SR_LOOP(sse_double, , double, 1.0, 1e-12,
+        "movsd %[one], %%xmm14\n\t unpcklpd %%xmm14, %%xmm14\n\t movsd %[tiny], %%xmm15\n\t"
+        "unpcklpd %%xmm15, %%xmm15\n\t .irp r," SR_ACC12 "\n\t movapd %%xmm14, %%xmm\\r\n\t .endr\n\t",
+        ".irp r,0,1,2,3,4,5\n\t mulpd %%xmm14, %%xmm\\r\n\t .endr\n\t"
+        ".irp r,6,7,8,9,10,11\n\t addpd %%xmm15, %%xmm\\r\n\t .endr\n\t",
+        "", SR_XMM_CLOBBERS)
+// 256-bit AVX: the same with three-operand multiplies and adds.
+SR_LOOP(avx_float, __attribute__((target("avx"))), float, 1.0f, 1e-7f,
+        "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
+        ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t",
+        ".irp r,0,1,2,3,4,5\n\t vmulps %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+        ".irp r,6,7,8,9,10,11\n\t vaddps %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t",
+        "vzeroupper\n\t", SR_XMM_CLOBBERS)
+SR_LOOP(avx_double, __attribute__((target("avx"))), double, 1.0, 1e-12,
+        "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
+        ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t",
+        ".irp r,0,1,2,3,4,5\n\t vmulpd %%ymm14, %%ymm\\r, %%ymm\\r\n\t .endr\n\t"
+        ".irp r,6,7,8,9,10,11\n\t vaddpd %%ymm15, %%ymm\\r, %%ymm\\r\n\t .endr\n\t",
+        "vzeroupper\n\t", SR_XMM_CLOBBERS)
+// acc += 1 * tiny on twelve chains.
+SR_LOOP(fma256_float, __attribute__((target("avx,fma"))), float, 1.0f, 1e-7f,
+        "vbroadcastss %[one], %%ymm14\n\t vbroadcastss %[tiny], %%ymm15\n\t"
+        ".irp r," SR_ACC12 "\n\t vmovaps %%ymm14, %%ymm\\r\n\t .endr\n\t",
+        ".irp r," SR_ACC12 "\n\t vfmadd231ps %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t", "vzeroupper\n\t",
+        SR_XMM_CLOBBERS)
+SR_LOOP(fma256_double, __attribute__((target("avx,fma"))), double, 1.0, 1e-12,
+        "vbroadcastsd %[one], %%ymm14\n\t vbroadcastsd %[tiny], %%ymm15\n\t"
+        ".irp r," SR_ACC12 "\n\t vmovapd %%ymm14, %%ymm\\r\n\t .endr\n\t",
+        ".irp r," SR_ACC12 "\n\t vfmadd231pd %%ymm14, %%ymm15, %%ymm\\r\n\t .endr\n\t", "vzeroupper\n\t",
+        SR_XMM_CLOBBERS)
+SR_LOOP(avx512_float, __attribute__((target("avx512f"))), float, 1.0f, 1e-7f,
+        "vbroadcastss %[one], %%zmm30\n\t vbroadcastss %[tiny], %%zmm31\n\t"
+        ".irp r," SR_ACC24 "\n\t vmovaps %%zmm30, %%zmm\\r\n\t .endr\n\t",
+        ".irp r," SR_ACC24 "\n\t vfmadd231ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t", "vzeroupper\n\t",
+        SR_ZMM_CLOBBERS)
+SR_LOOP(avx512_double, __attribute__((target("avx512f"))), double, 1.0, 1e-12,
+        "vbroadcastsd %[one], %%zmm30\n\t vbroadcastsd %[tiny], %%zmm31\n\t"
+        ".irp r," SR_ACC24 "\n\t vmovapd %%zmm30, %%zmm\\r\n\t .endr\n\t",
+        ".irp r," SR_ACC24 "\n\t vfmadd231pd %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t", "vzeroupper\n\t",
+        SR_ZMM_CLOBBERS)
 // vdpbf16ps: each float lane += a0*b0 + a1*b1 over a pair of bfloat16
-// (0x3f80 is 1.0), 4 FLOPs per lane.
-__attribute__((target("avx512f,avx512bf16"))) void avx512_bf16_dot(std::uint64_t n) {
-  const std::uint32_t ones = 0x3f803f80u;
-  const float start = 1.0f;
-  __asm__ volatile(
-      "vpbroadcastd %[ones], %%zmm30\n\t vpbroadcastd %[ones], %%zmm31\n\t vbroadcastss %[start], %%zmm0\n\t"
-      ".irp r," SR_ACC24 "\n\t vmovaps %%zmm0, %%zmm\\r\n\t .endr\n\t"
-      "1:\n\t"
-      ".irp r," SR_ACC24 "\n\t vdpbf16ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t"
-      "dec %[n]\n\t jnz 1b\n\t vzeroupper\n\t"
-      : [n] "+r"(n)
-      : [ones] "m"(ones), [start] "m"(start)
-      : SR_ZMM_CLOBBERS);
-}
+// ([one] holds two bfloat16 1.0s, 0x3f80 each), 4 FLOPs per lane; the
+// accumulators start at [tiny], a float 1.
+SR_LOOP(avx512_bf16_dot, __attribute__((target("avx512f,avx512bf16"))), std::uint32_t, 0x3f803f80u, 0x3f800000u,
+        "vpbroadcastd %[one], %%zmm30\n\t vpbroadcastd %[one], %%zmm31\n\t vpbroadcastd %[tiny], %%zmm0\n\t"
+        ".irp r," SR_ACC24 "\n\t vmovaps %%zmm0, %%zmm\\r\n\t .endr\n\t",
+        ".irp r," SR_ACC24 "\n\t vdpbf16ps %%zmm30, %%zmm31, %%zmm\\r\n\t .endr\n\t", "vzeroupper\n\t",
+        SR_ZMM_CLOBBERS)
 
 }  // namespace
 
