@@ -9,7 +9,8 @@
 #                                       threads (see thread_ctest_args)
 #
 # Environment: BUILD_DIR (default build-asan, or build-tsan), JOBS (default:
-# number of cores), SHARDROOF_CMAKE_ARGS (extra cmake arguments).
+# number of cores; also the tests run at once, an MPI test counting its
+# ranks), SHARDROOF_CMAKE_ARGS (extra cmake arguments).
 #
 # The build has no CUDA or NCCL (the sanitizers do not see into the GPU) and
 # compiles at -O1 with line tables (-g1), as the sanitizers' documentation
@@ -34,10 +35,10 @@ BUILD_DIR=${BUILD_DIR:-$default_build_dir}
 JOBS=${JOBS:-$(nproc)}
 
 # Every test but the cluster ones (slurm, emulation: they need root, a
-# private Slurm and network namespaces), gpu (no CUDA in this build) and
-# bad_input_extra (more cases of a bad-input class whose path a sampled
-# case already runs; tests/reliability/CMakeLists.txt says which).
-default_ctest_args=(-LE 'slurm|emulation|gpu|bad_input_extra')
+# private Slurm and network namespaces), gpu and bundle (no CUDA in this
+# build) and bad_input_extra (more cases of a bad-input class whose path a
+# sampled case already runs; tests/reliability/CMakeLists.txt says which).
+default_ctest_args=(-LE 'slurm|emulation|bundle|gpu|bad_input_extra')
 # Under ThreadSanitizer: the code that runs threads. The watchdog's thread
 # (in every command), the overlapped step's communication thread and the
 # tracer's second track, alone and in whole runs that stop, kill or
@@ -58,9 +59,9 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 
 rc=0
 if [ $# -gt 0 ]; then
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j 1 "$@" || rc=$?
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@" || rc=$?
 else
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j 1 "${default_ctest_args[@]}" || rc=$?
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "${default_ctest_args[@]}" || rc=$?
 fi
 log="$BUILD_DIR/Testing/Temporary/LastTest.log"
 pattern='ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer'

@@ -47,7 +47,7 @@ std::vector<PairMeasurement> gather_transfers(MPI_Comm comm, const RingProbePlan
     std::vector<double> samples(iters);
     for (std::size_t i = 0; i < iters; ++i)
       samples[i] = std::max(left_send[k * iters + i], recv_done[k * iters + i]);
-    per_size[k] = summarize(std::move(samples));
+    per_size[k] = shardroof::summarize(std::move(samples));  // not link::summarize (a unity build sees both)
   }
   std::vector<double> mine(record);
   pack_pair(per_size, wrong, mine.data());

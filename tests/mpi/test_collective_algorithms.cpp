@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -101,6 +103,26 @@ std::string run_and_check(Collective& c, const Reference& ref, std::size_t count
   return problems.str();
 }
 
+// The references of one collective and datatype (every op, count and
+// root), kept while consecutive tests ask for them: the test cases run
+// each datatype's algorithms of one collective in a row (the
+// instantiations below put the datatype outside), so each reference is
+// built once for all of them, not once per algorithm. At most one
+// collective and datatype is held: 120 MB per rank for double AllReduce.
+const Reference& cached_reference(CollectiveKind kind, std::size_t count, DataType type, ReduceOp op, int rank, int n,
+                                  int root) {
+  using Key = std::tuple<std::size_t, int, int>;  // count, op, root
+  static std::pair<CollectiveKind, DataType> held{};
+  static std::map<Key, std::unique_ptr<Reference>> cache;
+  if (held != std::make_pair(kind, type)) {
+    cache.clear();
+    held = {kind, type};
+  }
+  auto& ref = cache[Key{count, static_cast<int>(op), root}];
+  if (!ref) ref = std::make_unique<Reference>(kind, count, type, op, rank, n, root);
+  return *ref;
+}
+
 // Runs each of `collectives` (the second one with 4 KiB segments) on every
 // edge count up to `largest`, out of place and in place; writes the
 // problems found on this rank to `failures`.
@@ -109,7 +131,7 @@ void check_edge_counts(const std::vector<std::unique_ptr<Collective>>& collectiv
   const int rank = world_rank();
   const int n = world_size();
   for (const std::size_t count : shardroof::testing::edge_counts(n, largest)) {
-    const Reference ref(kind, count, type, op, rank, n, root);
+    const Reference& ref = cached_reference(kind, count, type, op, rank, n, root);
     for (const bool in_place : {false, true}) {
       for (std::size_t k = 0; k < collectives.size(); ++k) {
         const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place);
@@ -150,10 +172,10 @@ struct Case {
   CollectiveKind kind;
 };
 
-class Algorithms : public ::testing::TestWithParam<std::tuple<Case, DataType>> {};
+class Algorithms : public ::testing::TestWithParam<std::tuple<DataType, Case>> {};
 
 TEST_P(Algorithms, MatchExpectedValues) {
-  const auto [c, type] = GetParam();
+  const auto [type, c] = GetParam();
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
@@ -169,21 +191,22 @@ TEST_P(Algorithms, MatchExpectedValues) {
   EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
 
+// Each collective's algorithms in a row (cached_reference).
 constexpr Case kCases[] = {
-    {Algorithm::Pairwise, CollectiveKind::AllReduce},  {Algorithm::Pairwise, CollectiveKind::ReduceScatter},
-    {Algorithm::Pairwise, CollectiveKind::AllGather},  {Algorithm::Direct, CollectiveKind::AllReduce},
-    {Algorithm::Direct, CollectiveKind::ReduceScatter}, {Algorithm::Auto, CollectiveKind::AllReduce},
-    {Algorithm::Auto, CollectiveKind::ReduceScatter},  {Algorithm::Auto, CollectiveKind::AllGather},
+    {Algorithm::Pairwise, CollectiveKind::AllReduce},  {Algorithm::Direct, CollectiveKind::AllReduce},
+    {Algorithm::Auto, CollectiveKind::AllReduce},      {Algorithm::Pairwise, CollectiveKind::ReduceScatter},
+    {Algorithm::Direct, CollectiveKind::ReduceScatter}, {Algorithm::Auto, CollectiveKind::ReduceScatter},
+    {Algorithm::Pairwise, CollectiveKind::AllGather},  {Algorithm::Auto, CollectiveKind::AllGather},
 };
 
-std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, DataType>>& info) {
-  const auto& [c, type] = info.param;
+std::string case_name(const ::testing::TestParamInfo<std::tuple<DataType, Case>>& info) {
+  const auto& [type, c] = info.param;
   return std::string(to_string(c.algorithm)) + "_" + std::string(to_string(c.kind)) + "_" +
          std::string(to_string(type));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, Algorithms,
-                         ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(kTypes)), case_name);
+                         ::testing::Combine(::testing::ValuesIn(kTypes), ::testing::ValuesIn(kCases)), case_name);
 
 // hier on K ranks per node: consecutive nodes (rank = node * K + local) for
 // both collectives, and for AllReduce also interleaved nodes (rank r on node
@@ -208,10 +231,10 @@ std::vector<int> node_labels(int n, int ranks_per_node, bool interleaved) {
   return node_of_rank;
 }
 
-class Hierarchical : public ::testing::TestWithParam<std::tuple<HierCase, DataType>> {};
+class Hierarchical : public ::testing::TestWithParam<std::tuple<DataType, HierCase>> {};
 
 TEST_P(Hierarchical, MatchExpectedValues) {
-  const auto [c, type] = GetParam();
+  const auto [type, c] = GetParam();
   const int n = world_size();
   MpiTransport transport(MPI_COMM_WORLD);
   HostMemoryOps memory;
@@ -243,14 +266,14 @@ constexpr HierCase kHierCases[] = {
     {CollectiveKind::ReduceScatter, 2, false},
 };
 
-std::string hier_name(const ::testing::TestParamInfo<std::tuple<HierCase, DataType>>& info) {
-  const auto& [c, type] = info.param;
+std::string hier_name(const ::testing::TestParamInfo<std::tuple<DataType, HierCase>>& info) {
+  const auto& [type, c] = info.param;
   return std::string(to_string(c.kind)) + "_" + std::to_string(c.ranks_per_node) + "_per_node" +
          (c.interleaved ? "_interleaved_" : "_") + std::string(to_string(type));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, Hierarchical,
-                         ::testing::Combine(::testing::ValuesIn(kHierCases), ::testing::ValuesIn(kTypes)), hier_name);
+                         ::testing::Combine(::testing::ValuesIn(kTypes), ::testing::ValuesIn(kHierCases)), hier_name);
 
 // hier refuses what it cannot run, on every rank alike: no node grouping,
 // and ReduceScatter over nodes whose ranks are not consecutive.
