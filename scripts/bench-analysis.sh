@@ -23,7 +23,8 @@
 #   scripts/bench-analysis.sh [--long] [build-dir]
 #
 # Environment: OUT (directory for the records and logs, default a temporary
-# one), MPIRUN_FLAGS (default: oversubscribe, yield when idle).
+# one), MPIRUN_FLAGS (default: oversubscribe, yield when idle), CASES (the
+# names of the cases to run, space-separated; default all).
 # Exit status: 0 when every case is within the goal, 1 when one is not, 2
 # when the build is missing.
 set -euo pipefail
@@ -71,6 +72,7 @@ printf '%-20s %5s %10s %9s %7s %8s  %s\n' case ranks measured after ratio limit 
 failed=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name np args <<<"$c"
+  if [ -n "${CASES:-}" ] && [[ " $CASES " != *" $name "* ]]; then continue; fi
   read -r -a argv <<<"$args"
   log=$out/$name.err
   echo "bench-analysis: $name: mpirun -np $np shardroof ${args} --json $out/$name.json" >&2
