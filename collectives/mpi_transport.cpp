@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/error.h"
+#include "collectives/wait.h"
 
 namespace shardroof::coll {
 
@@ -26,7 +27,7 @@ namespace {
 
 class MpiRequest final : public Request {
  public:
-  MpiRequest() = default;
+  explicit MpiRequest(WaitPolicy policy) : policy_(policy) {}
   MpiRequest(const MpiRequest&) = delete;
   MpiRequest& operator=(const MpiRequest&) = delete;
   ~MpiRequest() override {
@@ -38,6 +39,12 @@ class MpiRequest final : public Request {
   }
   void wait() override {
     if (pending_.empty()) return;
+    if (policy_ == WaitPolicy::Sleep) {
+      // MPI's own wait spins: poll, and sleep between polls (collectives/wait.h).
+      const WaitPause pause(policy_);
+      while (!test()) pause();
+      return;
+    }
     SHARDROOF_MPI_CHECK(MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(),
                                     MPI_STATUSES_IGNORE));
     pending_.clear();
@@ -51,11 +58,14 @@ class MpiRequest final : public Request {
     return done != 0;
   }
   std::vector<MPI_Request> pending_;
+
+ private:
+  WaitPolicy policy_;
 };
 
 template <class Post>
-RequestPtr post_pieces(std::size_t bytes, std::size_t max_piece, Post post) {
-  auto req = std::make_unique<MpiRequest>();
+RequestPtr post_pieces(std::size_t bytes, std::size_t max_piece, WaitPolicy policy, Post post) {
+  auto req = std::make_unique<MpiRequest>(policy);
   // A zero-byte message is still a message: the peer posted one too.
   std::size_t offset = 0;
   do {
@@ -81,14 +91,14 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t max_piece_bytes, WaitPolic
 
 RequestPtr MpiTransport::isend(const void* buf, std::size_t bytes, int peer, int tag) {
   const auto* p = static_cast<const char*>(buf);
-  return post_pieces(bytes, max_piece_bytes_, [&](std::size_t off, int n, MPI_Request* r) {
+  return post_pieces(bytes, max_piece_bytes_, wait_policy_, [&](std::size_t off, int n, MPI_Request* r) {
     SHARDROOF_MPI_CHECK(MPI_Isend(p + off, n, MPI_BYTE, peer, tag, comm_, r));
   });
 }
 
 RequestPtr MpiTransport::irecv(void* buf, std::size_t bytes, int peer, int tag) {
   auto* p = static_cast<char*>(buf);
-  return post_pieces(bytes, max_piece_bytes_, [&](std::size_t off, int n, MPI_Request* r) {
+  return post_pieces(bytes, max_piece_bytes_, wait_policy_, [&](std::size_t off, int n, MPI_Request* r) {
     SHARDROOF_MPI_CHECK(MPI_Irecv(p + off, n, MPI_BYTE, peer, tag, comm_, r));
   });
 }

@@ -36,8 +36,13 @@ using RequestPtr = std::unique_ptr<Request>;
 // (pairwise, broadcast). Spin: poll without pause, the lowest latency when
 // every rank has a core of its own. Yield: give the core away between polls
 // (sched_yield), for nodes that run more ranks than they have cores, where a
-// spinning rank takes time from the one it waits for.
-enum class WaitPolicy { Spin, Yield };
+// spinning rank takes time from the one it waits for. Sleep: every wait
+// (a request's own wait() too) polls and sleeps between polls, for a thread
+// that runs beside its own rank's compute (the overlapped step's
+// communication thread, sweep/overlap.h): a spinning or yielding waiter
+// stays runnable and takes turns on the core the GEMM needs, a sleeping one
+// does not (collectives/wait.h says how long it sleeps).
+enum class WaitPolicy { Spin, Yield, Sleep };
 
 class Transport {
  public:

@@ -22,20 +22,44 @@
 
 #include <sched.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "collectives/transport.h"
 
 namespace shardroof::coll {
 
+// One pause between polls of a wait that began at `since`.
+class WaitPause {
+ public:
+  explicit WaitPause(WaitPolicy policy) : policy_(policy), since_(std::chrono::steady_clock::now()) {}
+  void operator()() const {
+    if (policy_ == WaitPolicy::Spin) return;
+    if (policy_ == WaitPolicy::Sleep) {
+      const auto waited = std::chrono::steady_clock::now() - since_;
+      if (waited >= std::chrono::microseconds(8)) {
+        std::this_thread::sleep_for(waited / 8);
+        return;
+      }
+    }
+    sched_yield();
+  }
+
+ private:
+  WaitPolicy policy_;
+  std::chrono::steady_clock::time_point since_;
+};
+
 inline void wait_all_politely(std::vector<RequestPtr>& requests, WaitPolicy policy) {
+  const WaitPause pause(policy);
   std::size_t done = 0;  // requests [0, done) have completed
   while (done < requests.size()) {
     if (!requests[done] || requests[done]->test()) {
       ++done;
       continue;
     }
-    if (policy == WaitPolicy::Yield) sched_yield();
+    pause();
   }
   requests.clear();
 }

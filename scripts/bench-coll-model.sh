@@ -7,6 +7,12 @@
 # implementation and size from 1 MiB, the efficiency (model time / measured
 # time) out of place and in place, PASS when both lie in 0.85-1.15, else
 # MISS; with the load average before and after, the date and the commands.
+# Native rows are named by the algorithm the library runs for them
+# (`native:rabenseifner`, model/native_cost.h) and judged against its
+# formula; where that choice cannot be known the row keeps the bound (our
+# bandwidth-optimal algorithm's cost), says "bound" and is left out of the
+# counts. The counts: ours (ring, direct, pairwise, broadcast, all_to_all,
+# hier; the goal: 90% of rows PASS) and native with its algorithm known.
 #
 #   scripts/bench-coll-model.sh --bin build/src/shardroof [--rates "0.5 1"] [--ranks "2 4"]
 #                               [--iters 5] [--out DIR]
@@ -100,22 +106,35 @@ for path in sorted(glob.glob(os.path.join(out, "r*.json"))):
         if r["bytes"] < (1 << 20):
             continue
         e = r.get("expected")
+        label = r["impl"]
+        if e and e.get("native_algorithm"):
+            label += ":" + e["native_algorithm"].split(" ")[0]
         key = (r["collective"], r["impl"], r["bytes"])
-        eff.setdefault(key, {})["in" if r["in_place"] else "out"] = (
-            e["time_s"] / (r["time_us"]["median"] * 1e-6) if e else None)
+        row = eff.setdefault(key, {"name": label, "bound": False})
+        row["in" if r["in_place"] else "out"] = e["time_s"] / (r["time_us"]["median"] * 1e-6) if e else None
+        row["bound"] = row["bound"] or bool(e and e.get("bound_only"))
     for (coll, impl, size), v in sorted(eff.items()):
         if hier and impl != "hier":
             continue  # ring and native beside hier: the flat rows are in the other runs
         o, i = v.get("out"), v.get("in")
         ok = o is not None and i is not None and 0.85 <= o <= 1.15 and 0.85 <= i <= 1.15
+        verdict = "bound" if v["bound"] else "PASS" if ok else "MISS"
         fmt = lambda x: "-" if x is None else f"{x:.2f}"
-        rows.append((float(rate), rate, where, coll, impl, size, fmt(o), fmt(i), "PASS" if ok else "MISS"))
+        rows.append((float(rate), rate, where, coll, v["name"], size, fmt(o), fmt(i), verdict, impl))
 rows.sort(key=lambda r: (r[0], r[2], r[3], r[4], r[5]))
-print(f"{'Gbit/s':>6} {'ranks':>8} {'collective':<15} {'impl':<9} {'size':>8} {'eff out':>8} {'eff in':>7}  verdict")
+width = max([len(r[4]) for r in rows] + [9])
+print(f"{'Gbit/s':>6} {'ranks':>8} {'collective':<15} {'impl':<{width}} {'size':>8} {'eff out':>8} {'eff in':>7}  verdict")
 for r in rows:
-    print(f"{r[1]:>6} {r[2]:>8} {r[3]:<15} {r[4]:<9} {r[5] // (1 << 20):>6}Mi {r[6]:>8} {r[7]:>7}  {r[8]}")
-passed = sum(r[8] == "PASS" for r in rows)
-print(f"# {passed} of {len(rows)} rows PASS")
+    print(f"{r[1]:>6} {r[2]:>8} {r[3]:<15} {r[4]:<{width}} {r[5] // (1 << 20):>6}Mi {r[6]:>8} {r[7]:>7}  {r[8]}")
+ours = [r for r in rows if r[9] != "native"]
+native = [r for r in rows if r[9] == "native" and r[8] != "bound"]
+bound = [r for r in rows if r[8] == "bound"]
+def share(rs):
+    n = sum(r[8] == "PASS" for r in rs)
+    return f"{n} of {len(rs)} rows PASS" + (f" ({100 * n / len(rs):.0f}%)" if rs else "")
+print(f"# ours (ring, direct, pairwise, broadcast, all_to_all, hier): {share(ours)}; the goal: 90%")
+print(f"# native, its algorithm known: {share(native)}")
+print(f"# native, bound only (the algorithm cannot be known here; not counted): {len(bound)} rows")
 EOF
   echo "# commands (each under scripts/emulate-links.sh run --bin shardroof, records in $out):"
   for c in "${commands[@]}"; do echo "#   $c"; done

@@ -8,18 +8,10 @@
 #include "hardware/blas_kernel.h"
 #include "hardware/cpu_isa.h"
 #include "shardroof/config.h"
+#include "util/mpi_session.h"
 #include "util/node.h"
 
 namespace shardroof {
-
-std::string mpi_library_version() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(buf, &len);
-  std::string s(buf, static_cast<std::size_t>(len));
-  const auto nl = s.find_first_of("\r\n,");
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
 
 std::string utc_timestamp() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

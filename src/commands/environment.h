@@ -16,7 +16,6 @@ Environment local_environment(const MpiSession& mpi);
 
 // "backends: cpu, cuda; transports: mpi, nccl"
 std::string built_in_text();
-std::string mpi_library_version();
 std::string utc_timestamp();
 // The first "model name" of /proc/cpuinfo, or "".
 std::string cpu_model();

@@ -62,6 +62,8 @@ struct SweepFlags {
   std::uint64_t seed = 20240601;
   std::string segment_bytes = "auto";
   std::string overlap = "1";
+  std::string overlap_chunks = "graded";
+  std::string overlap_wait = "sleep";
   int ranks_per_node = 0;
   OutputFlags output;
   BaselineFlags baseline;
@@ -133,6 +135,15 @@ class SweepCommand final : public Command {
                    "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
                    "chunk's GEMM (T_overlap, the pipeline model's prediction and the parts of its gap); a list "
                    "2,4,8 times each K; auto: the model picks K at each point; 1: not")
+        ->capture_default_str();
+    app.add_option("--overlap-chunks", f_.overlap_chunks,
+                   "How --overlap cuts the rows of Z: graded (each chunk T_comm/T_math times the one before, from a "
+                   "first look at the point, so the side that takes longer waits least: only the first GEMM or the "
+                   "last collective is exposed, and it is the smallest) or even")
+        ->capture_default_str();
+    app.add_option("--overlap-wait", f_.overlap_wait,
+                   "How --overlap's communication thread waits for the network: sleep (poll, sleeping between polls, "
+                   "so the GEMM keeps its core) or mpi (as every other collective of the run waits: MPI's own wait)")
         ->capture_default_str();
     add_json_flag(app, f_.output);
     app.add_option("--link-from", f_.link_from,
@@ -422,6 +433,12 @@ class SweepCommand final : public Command {
     plan.redraw_buffers = f_.redraw_buffers == 1;
     plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
     plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
+    if (f_.overlap_chunks != "graded" && f_.overlap_chunks != "even")
+      throw_usage("--overlap-chunks: unknown '{}' (graded, even)", f_.overlap_chunks);
+    plan.overlap.graded = f_.overlap_chunks == "graded";
+    if (f_.overlap_wait != "sleep" && f_.overlap_wait != "mpi")
+      throw_usage("--overlap-wait: unknown '{}' (sleep, mpi)", f_.overlap_wait);
+    plan.overlap.sleeping_waits = f_.overlap_wait == "sleep";
     // On a GPU the operands live in device memory: checked once the
     // backend can say how much is free (run()).
     if (plan.backend == Backend::Cpu) sweep::budget_memory(plan, ranks, node);

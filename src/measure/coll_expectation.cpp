@@ -10,6 +10,8 @@
 #include "collectives/traits.h"
 #include "link/link_summary.h"
 #include "link/ring_probe.h"
+#include "link/two_level_links.h"
+#include "measure/native_library.h"
 #include "link/two_level_probe.h"
 #include "timing/timing.h"
 #include "util/error.h"
@@ -162,6 +164,9 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
     in.source = "none (one rank: nothing crosses a link)";
     return in;
   }
+  // The library's algorithm for native rows (a preset's rows above are
+  // another machine's, whose library is not this one).
+  in.native = read_native_library(setup.transport().name());
   const TimingPlan timing = probe_timing(plan.timing);
   measure_local_rates(setup, comm, plan.type, block_bytes(largest, es, n) / es, largest, timing, in.link);
   if (choice.source == CollModelChoice::Source::LinkFile) {
@@ -197,11 +202,19 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
     const auto two = link::measure_two_level_probe(setup.transport(), setup.memory(), comm, node_of_rank,
                                                     largest / es, es, timing);
     if (two && two->intra.fit.valid && two->inter.fit.valid) {
+      // As the sweep's two-level model (link/two_level_links.h): one
+      // flow's link across the nodes, the fastest of each ring across alone
+      // and the whole ring's probe above, shared by R rings. The concurrent
+      // probe's own W is not hier's share: it read 14-59 MB/s for a 62 MB/s
+      // share between runs, and the model with it read hier 1.9-2.4x slower
+      // than it ran.
+      const link::TwoLevelLinks levels = link::two_level_links(*two, {in.link.W_bytes_per_s, in.link.alpha_s});
       model::CollLink l = in.link;
-      l.W_bytes_per_s = two->intra.fit.W_bytes_per_s;
-      l.alpha_s = two->intra.fit.alpha_s;
-      l.inter_W_bytes_per_s = two->inter.fit.W_bytes_per_s;
-      l.inter_alpha_s = two->inter.fit.alpha_s;
+      l.W_bytes_per_s = levels.intra.bytes_per_s;
+      l.alpha_s = levels.intra.latency_s;
+      l.inter_W_bytes_per_s = levels.inter.bytes_per_s;
+      l.inter_alpha_s = levels.inter.latency_s;
+      l.inter_ranks_per_link = levels.ranks_per_inter_link;
       in.hier_link = l;
     }
   }
@@ -239,7 +252,10 @@ std::optional<CollExpected> expected_for(const CollRecord& r, const CollModelInp
   if (*impl == coll::Algorithm::Hier) {
     if (!in.hier_link) return std::nullopt;
     link = *in.hier_link;
-    if (!in.probe_bytes.empty()) source = "two-level ring probe on these ranks (fitted W inside and across nodes)";
+    if (!in.probe_bytes.empty())
+      source = fmt::format("two-level ring probe on these ranks (fitted W inside a node; across, one flow's W_o shared "
+                           "by R = {})",
+                           link.inter_ranks_per_link);
   } else if (!in.probe_bytes.empty()) {
     const std::uint64_t m = message_bytes(r, *impl, in, call.segments);
     link.W_bytes_per_s = probe_W_at(in, m);
@@ -250,11 +266,27 @@ std::optional<CollExpected> expected_for(const CollRecord& r, const CollModelInp
   CollExpected e;
   e.time_s = cost->time_s;
   e.busbw_GBps = cost->busbw_bytes_per_s / 1e9;
+  e.formula = cost->formula;
+  if (*impl == coll::Algorithm::Native) {
+    // The library's own algorithm where it can be known; otherwise the
+    // bound above, marked so.
+    const model::NativeModel native = model::native_model(
+        {r.kind, in.nranks, r.bytes, coll::size_of(r.type), r.in_place}, in.native, link);
+    e.native_algorithm = native.algorithm;
+    if (native.cost) {
+      e.time_s = native.cost->time_s;
+      e.busbw_GBps = native.cost->busbw_bytes_per_s / 1e9;
+      e.formula = native.cost->formula;
+    } else {
+      e.bound_only = true;
+      e.bound_reason = native.bound_reason;
+      e.formula = "bound only (" + native.bound_reason + "): " + cost->formula;
+    }
+  }
   e.W_bytes_per_s = link.W_bytes_per_s;
   e.alpha_s = link.alpha_s;
   e.g_s_per_byte = link.g_s_per_byte;
   e.source = source;
-  e.formula = cost->formula;
   for (const auto& p : in.published) {
     if (p.collective == coll::to_string(r.kind) && p.ranks == in.nranks) {
       e.published_busbw_GBps = p.busbw_bytes_per_s / 1e9;

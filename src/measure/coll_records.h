@@ -15,6 +15,7 @@
 #include "collectives/types.h"
 #include "collectives/traits.h"
 #include "model/collective_cost.h"
+#include "model/native_cost.h"
 #include "model/hardware.h"
 #include "util/comm_kinds.h"
 #include "timing/stats.h"
@@ -44,6 +45,13 @@ struct CollExpected {
   double g_s_per_byte = 0;
   std::string source;   // where W and alpha come from, e.g. "ring probe at 256 KiB"
   std::string formula;  // e.g. "2(N-1)a + 2(N-1)/N S/W + (N-1)/N S g"
+  // native: the library's algorithm for this row (model/native_cost.h),
+  // e.g. "rabenseifner"; "" when it cannot be known. bound_only: its cost
+  // is not known (bound_reason says why), so time_s is the bound (our
+  // bandwidth-optimal algorithm's cost) and the row is no test of a model.
+  std::string native_algorithm;
+  bool bound_only = false;
+  std::string bound_reason;
   // A figure published for this collective on the preset's hardware
   // (model/hardware.h), busbw in GB/s, with its source; 0 when none.
   double published_busbw_GBps = 0;
@@ -73,6 +81,7 @@ struct CollModelInputs {
   int ranks_per_node = 0;
   std::uint64_t pinned_segment_bytes = 0;  // CollectiveOptions::segment_bytes
   std::size_t segment_cap_bytes = 0;       // the memory's cap for automatic segments
+  model::NativeLibrary native;             // what --impl native runs (measure/native_library.h)
   std::string preset;                      // the preset's name, for published figures
   std::vector<model::PublishedCollective> published;
 };

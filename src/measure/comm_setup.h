@@ -32,6 +32,13 @@ class CommSetup {
   // and native, or native, the library's own.
   std::unique_ptr<coll::Collective> make(coll::CollectiveKind kind, coll::Algorithm algorithm,
                                          const coll::CollectiveOptions& ring);
+  // The same, for a thread that runs beside this rank's own compute (the
+  // overlapped step's communication thread): ours wait on a transport whose
+  // waits sleep (coll::WaitPolicy::Sleep) where this setup has one, so the
+  // GEMM keeps its core; the library's own collective waits as the library
+  // does.
+  std::unique_ptr<coll::Collective> make_beside_compute(coll::CollectiveKind kind, coll::Algorithm algorithm,
+                                                        const coll::CollectiveOptions& ring);
   // Human-readable name of what `algorithm` runs on this setup, e.g. "ring/mpi".
   virtual std::string describe(coll::Algorithm algorithm) const = 0;
 
@@ -47,8 +54,12 @@ class CommSetup {
   // Whether the transport matches messages by tag (NCCL does not: our
   // algorithms that keep two tags in flight cannot run over it).
   virtual bool tag_matching() const { return true; }
+  // The transport make_beside_compute builds on (null: transport()).
+  virtual coll::Transport* beside_compute_transport() { return nullptr; }
 
  private:
+  std::unique_ptr<coll::Collective> make_on(coll::Transport& transport, coll::CollectiveKind kind,
+                                            coll::Algorithm algorithm, const coll::CollectiveOptions& ring);
   std::shared_ptr<const coll::TuningTable> tuning_;
 };
 

@@ -70,18 +70,20 @@ std::optional<CollCost> hier_cost(CollectiveKind kind, int n, int k, double S, c
   const int K = k <= 0 || k > n || n % k != 0 ? n : k;
   const int M = n / K;
   const double ao = l.inter_W_bytes_per_s > 0 ? l.inter_alpha_s : l.alpha_s;
-  const double Wo = l.inter_W_bytes_per_s > 0 ? l.inter_W_bytes_per_s : l.W_bytes_per_s;
+  // Each ring across the nodes gets its share of the node's link.
+  const double Wo = (l.inter_W_bytes_per_s > 0 ? l.inter_W_bytes_per_s : l.W_bytes_per_s) /
+                    std::max(l.inter_ranks_per_link, 1);
   const double g = l.g_s_per_byte;
   const double piece = S / K;
   if (kind == CollectiveKind::AllReduce) {
     const double t = ring_terms(K, S, l.alpha_s, l.W_bytes_per_s, g, 2, 2, 1) +
                      ring_terms(M, piece, ao, Wo, g, 2, 2, 1);
     return CollCost{t, 0,
-                    "2(K-1)a + 2(K-1)/K S/W + 2(M-1)a_o + 2(M-1)/M (S/K)/W_o + (K-1)/K S g + (M-1)/M (S/K) g"};
+                    "2(K-1)a + 2(K-1)/K S/W + 2(M-1)a_o + 2(M-1)/M (S/K) R/W_o + (K-1)/K S g + (M-1)/M (S/K) g"};
   }
   const double t = ring_terms(K, S, l.alpha_s, l.W_bytes_per_s, g, 1, 1, 1) + ring_terms(M, piece, ao, Wo, g, 1, 1, 1) +
                    S * l.copy_s_per_byte;
-  return CollCost{t, 0, "(K-1)a + (K-1)/K S/W + (M-1)a_o + (M-1)/M (S/K)/W_o + (K-1)/K S g + (M-1)/M (S/K) g + S c"};
+  return CollCost{t, 0, "(K-1)a + (K-1)/K S/W + (M-1)a_o + (M-1)/M (S/K) R/W_o + (K-1)/K S g + (M-1)/M (S/K) g + S c"};
 }
 
 CollCost chain_broadcast_cost(int n, double S, std::uint64_t segments, const CollLink& l) {

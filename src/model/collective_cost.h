@@ -10,7 +10,10 @@
 // bandwidth per rank (bytes/s, beta = 1/W), g = seconds to reduce one byte of
 // one operand (the reduction rate of the ranks' own memory), c = seconds to
 // copy one byte locally. Two levels (hier): K ranks per node, M = N/K nodes,
-// a_o and W_o the link between nodes.
+// a_o and W_o the link between nodes as one flow gets it alone, R the ranks
+// of a node that share one link out of it (model/two_level.h: 1 with a NIC
+// per rank, K with one link per node), so that each of hier's K rings
+// across the nodes gets W_o/R.
 //
 //   ring AllReduce         2(N-1) a + 2(N-1)/N S/W + (N-1)/N S g
 //   ring ReduceScatter      (N-1) a +  (N-1)/N S/W + (N-1)/N S g
@@ -20,10 +23,12 @@
 //   pairwise AllGather            a +  (N-1)/N S/W
 //   direct AllReduce              a +    (N-1) S/W +   (N-1) S g
 //   direct ReduceScatter          a +  (N-1)/N S/W + (N-1)/N S g
-//   hier AllReduce     2(K-1) a + 2(K-1)/K S/W + 2(M-1) a_o + 2(M-1)/M (S/K)/W_o
+//   hier AllReduce     2(K-1) a + 2(K-1)/K S/W + 2(M-1) a_o + 2(M-1)/M (S/K) R/W_o
 //                        + (K-1)/K S g + (M-1)/M (S/K) g
-//   hier ReduceScatter  (K-1) a +  (K-1)/K S/W +  (M-1) a_o +  (M-1)/M (S/K)/W_o
+//   hier ReduceScatter  (K-1) a +  (K-1)/K S/W +  (M-1) a_o +  (M-1)/M (S/K) R/W_o
 //                        + (K-1)/K S g + (M-1)/M (S/K) g + S c
+//                      (the two-level model's T_hier, model/two_level.h, is
+//                      this formula with c = 0)
 //   chain Broadcast    (N-2+k) (a + S/k/W), k segments (k = 1 on 2 ranks)
 //   pairwise AllToAll   (N-1) a + (N-1)/N S/W  (+ S c in place)
 //   native             the library chooses its algorithm and says nothing
@@ -53,9 +58,11 @@ struct CollLink {
   double W_bytes_per_s = 0;   // W: one way, per rank
   double g_s_per_byte = 0;    // g: reducing one byte of one operand (0: not counted)
   double copy_s_per_byte = 0; // c: a local copy (0: not counted)
-  // Between nodes, for hier (0: the same as inside a node).
+  // Between nodes, for hier (0: the same as inside a node): one flow's link
+  // with the link to itself, and R, the ranks of a node sharing it.
   double inter_alpha_s = 0;
   double inter_W_bytes_per_s = 0;
+  int inter_ranks_per_link = 1;
 };
 
 // One call of one implementation.

@@ -94,8 +94,12 @@ PipelinePrediction predict_pipeline(const PipelineInputs& in) {
   p.thinner_gemms = thinner - p.t_ideal;
   p.chunk_latency = latency - thinner;
   p.link_model = p.t_model - latency;
-  p.t_predicted = pipeline_time(in.gemm, in.comm, in.interference);
-  p.interference = p.t_predicted - p.t_model;
+  // The prediction: each chunk's GEMM alone, its collective the chunk's
+  // share of the measured T_comm with the latency paid again (the link as
+  // it ran beside the steps, not the probe's W), each slowed for the part
+  // that runs beside the other.
+  p.t_predicted = pipeline_time(in.gemm, comm_latency, in.interference);
+  p.interference = p.t_predicted - latency;
   return p;
 }
 

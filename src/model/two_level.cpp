@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "model/collective_cost.h"
 
 namespace shardroof::model {
 namespace {
@@ -17,14 +21,6 @@ double inter_flow_bytes_per_s(const TwoLevelCeilings& c) {
   return c.inter.bytes_per_s / std::max(c.ranks_per_inter_link, 1);
 }
 
-// One ring over `ranks` ranks on B x F elements: the flat model's latency
-// and bandwidth terms on one level's link, without the reduction (hier
-// counts its reduction once, over both levels).
-double ring_link_time(const TwoLevelShape& shape, int ranks, double F, const LinkLevel& link) {
-  const Shape level{shape.B, F, ranks, shape.bytes_per_elem, shape.collective};
-  return t_comm(level, Ceilings{0, link.bytes_per_s, link.latency_s, 0, 0});
-}
-
 }  // namespace
 
 double t_comm_flat(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
@@ -34,14 +30,25 @@ double t_comm_flat(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
 }
 
 double t_comm_hier(const TwoLevelShape& shape, const TwoLevelCeilings& c) {
-  const double k = shape.ranks_per_node;
-  const double m = shape.nodes;
-  const double elems = shape.B * shape.F;
-  const LinkLevel inter{inter_flow_bytes_per_s(c), c.inter.latency_s};
-  const double reduce = ((k - 1) / k * elems + (m - 1) / m * elems / k) * c.reduce_s_per_elem;
-  // Inside a node the whole B x F array; across nodes each rank's 1/k of it.
-  return ring_link_time(shape, shape.ranks_per_node, shape.F, c.intra) +
-         ring_link_time(shape, shape.nodes, shape.F / k, inter) + reduce;
+  // hier's cost formula (model/collective_cost.h), written once: the same
+  // terms on the two levels, g per element here is g per byte there times s,
+  // and no local copy.
+  CollCall call;
+  call.kind = shape.collective == Collective::AllReduce ? coll::CollectiveKind::AllReduce
+                                                        : coll::CollectiveKind::ReduceScatter;
+  call.impl = coll::Algorithm::Hier;
+  call.nranks = shape.ranks();
+  call.bytes = static_cast<std::uint64_t>(std::llround(shape.B * shape.F * shape.bytes_per_elem));
+  call.ranks_per_node = shape.ranks_per_node;
+  CollLink link;
+  link.alpha_s = c.intra.latency_s;
+  link.W_bytes_per_s = c.intra.bytes_per_s > 0 ? c.intra.bytes_per_s : std::numeric_limits<double>::infinity();
+  link.g_s_per_byte = shape.bytes_per_elem > 0 ? c.reduce_s_per_elem / shape.bytes_per_elem : 0;
+  link.inter_alpha_s = c.inter.latency_s;
+  link.inter_W_bytes_per_s = c.inter.bytes_per_s > 0 ? c.inter.bytes_per_s : std::numeric_limits<double>::infinity();
+  link.inter_ranks_per_link = std::max(c.ranks_per_inter_link, 1);
+  const auto cost = collective_cost(call, link);
+  return cost ? cost->time_s : 0;
 }
 
 double d_star_of(const TwoLevelShape& shape, double flops_per_s, double t_comm) {

@@ -17,6 +17,8 @@
 //             + (K-1)/K * E*g + (M-1)/M * (E/K)*g
 //   T_hier,RS = (K-1)*a_i + (K-1)/K * S/W_i + (M-1)*a_o + (M-1)/M * (S/K) * R/W_o
 //             + the same reduction terms.
+// (t_comm_hier is hier's cost formula of model/collective_cost.h, which
+// `coll`'s model column uses too, with no local copy: one formula.)
 // Crossover of each (T_math = 2*B*(D/N)*F/C = T_comm, compute roof):
 //   D* = N*C*T_comm / (2*B*F),
 // which for the flat ring is model/roofline.h's D* with the slower link.

@@ -58,7 +58,10 @@ nlohmann::json to_json(const CollRecord& r, const std::vector<std::string>& host
                         {"alpha_s", e.alpha_s},
                         {"g_s_per_byte", e.g_s_per_byte},
                         {"source", e.source},
-                        {"formula", e.formula}};
+                        {"formula", e.formula},
+                        {"bound_only", e.bound_only}};
+    if (!e.native_algorithm.empty()) x["native_algorithm"] = e.native_algorithm;
+    if (e.bound_only) x["bound_reason"] = e.bound_reason;
     if (e.published_busbw_GBps > 0)
       x["published"] = {{"busbw_GBps", e.published_busbw_GBps}, {"source", e.published_source}};
     j["expected"] = std::move(x);
@@ -87,7 +90,8 @@ nlohmann::json coll_model_json(const CollModelInputs& in) {
     j["hier"] = {{"alpha_s", in.hier_link->alpha_s},
                  {"W_bytes_per_s", in.hier_link->W_bytes_per_s},
                  {"inter_alpha_s", in.hier_link->inter_alpha_s},
-                 {"inter_W_bytes_per_s", in.hier_link->inter_W_bytes_per_s}};
+                 {"inter_W_bytes_per_s", in.hier_link->inter_W_bytes_per_s},
+                 {"inter_ranks_per_link", in.hier_link->inter_ranks_per_link}};
   return j;
 }
 
@@ -106,7 +110,7 @@ void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header)
        << coll::traits(plan.kind).bus_factor_text << "\n#\n";
   out_ << "# model = the implementation's cost formula on the run's link (out of place); eff = model time / "
           "measured time; bus/W = busbw / the link W the model took\n";
-  const std::string groups = "# {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}"
+  const std::string groups = "# {:>10} {:>12} {:>8} {:>6} {:>24}   {:>10} {:>8} {:>8} {:>6}   {:>10} {:>8} {:>8} {:>6}"
                              "   {:>10} {:>5} {:>5} {:>5} {:>5}\n";
   out_ << fmt::format(fmt::runtime(groups), "", "", "", "", "", "out-of-place", "", "", "", "in-place", "", "", "",
                       "model", "", "", "", "");
@@ -119,10 +123,17 @@ void CollConsoleReporter::header(const CollPlan& plan, const CollHeader& header)
 
 namespace {
 std::string wrong_text(long long w) { return w < 0 ? "N/A" : std::to_string(w); }
-// The impl, and for `auto` what it chose at this size ("auto:ring").
+// The impl, for `auto` what it chose at this size ("auto:ring"), and for
+// native the library's algorithm where it is known ("native:rabenseifner",
+// its first word: the calls it makes are in the JSON's formula) or "native
+// (bound)" where only the bound is.
 std::string impl_text(const CollRecord& r) {
-  if (r.algorithm.rfind(r.impl + ":", 0) == 0) return r.algorithm.substr(0, r.algorithm.find('/'));
-  return r.impl;
+  std::string text = r.algorithm.rfind(r.impl + ":", 0) == 0 ? r.algorithm.substr(0, r.algorithm.find('/')) : r.impl;
+  if (!r.expected) return text;
+  if (!r.expected->native_algorithm.empty())
+    return text + ":" + r.expected->native_algorithm.substr(0, r.expected->native_algorithm.find(' '));
+  if (r.expected->bound_only) return text + " (bound)";
+  return text;
 }
 }  // namespace
 
@@ -137,7 +148,7 @@ void CollConsoleReporter::row(const CollRecord& o, const CollRecord& i) {
                : "-";
   };
   const std::string model = o.expected ? fmt::format("{:.2f}", o.expected->time_s * 1e6) : "-";
-  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>11}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}"
+  out_ << fmt::format("  {:>10} {:>12} {:>8} {:>6} {:>24}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}   {:>10.2f} {:>8.3f} {:>8.3f} {:>6}"
                       "   {:>10} {:>5} {:>5} {:>5} {:>5}\n",
                       o.bytes, o.count, coll::to_string(o.type), redop, impl_text(o), o.time.median * 1e6,
                       o.algbw_GBps, o.busbw_GBps, wrong_text(o.wrong), i.time.median * 1e6, i.algbw_GBps,

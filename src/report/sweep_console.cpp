@@ -31,11 +31,18 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
                                                : plan.overlap.text(),
                         plan.backend == Backend::Cuda ? " (GEMMs on a second CUDA stream)" : "",
                         100 * sweep::kMinHideableFraction);
+    out_ << fmt::format("# chunks: {}; the communication thread {}; T_math, T_comm, T_step, the interference and "
+                        "every chunked step with its inputs measured in the same rounds, interleaved\n",
+                        plan.overlap.graded ? "graded (each T_comm/T_math times the one before, from a first look "
+                                              "at the point, x1/2 .. x2)"
+                                            : "even",
+                        plan.overlap.sleeping_waits ? "sleeps between polls while it waits"
+                                                    : "waits as MPI does");
     out_ << "# under each row, per K: T_overlap measured; predicted = the pipeline model (each chunk's GEMM timed "
-            "alone at its own shape, its collective from the link model W, alpha, g, latency paid per chunk) with "
-            "the interference measured on the unchunked step run together (CPU; the pure pipeline beside it); its "
-            "ideal (the "
-            "unchunked step cut evenly, max + min/K); pipe = (T_step - T_overlap) / (T_step - ideal); the "
+            "alone at its own shape, its collective its share of the measured T_comm with the latency paid per "
+            "chunk) with the interference measured on the unchunked step run together (CPU); beside it the pure "
+            "pipeline (the chunks' collectives from the link model W, alpha, g, no interference); its ideal (the "
+            "unchunked step cut as the chunks cut the rows); pipe = (T_step - T_overlap) / (T_step - ideal); the "
             "model's parts (thinner GEMMs, per-chunk latency, link model vs T_comm) and the measured gap's "
             "(chunk collectives alone vs the link model, GEMMs slowed beside a collective, collectives slowed "
             "beside a GEMM, hand-over, rest), in ms\n";
@@ -315,6 +322,13 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
       s += "\nstability: " +
            stability_text(a.stability.t_math, "the points' T_math (each over its point's median)", ratio, label_of) +
            ".";
+      if (a.stability.t_step && a.stability.t_overlap)
+        s += fmt::format("\nstability: {}; {}.",
+                         stability_text(*a.stability.t_step,
+                                        "the plain steps beside the chunked ones (each over its point's median)", ratio,
+                                        label_of),
+                         stability_text(*a.stability.t_overlap, "the chunked steps (each K over its point's median)",
+                                        ratio, label_of));
       s += "\nstability: " +
            stability_text(a.stability.gemm,
                           fmt::format("the reference GEMM ({}x{}x{}, every round)", c.peak_gemm.m, c.peak_gemm.n,

@@ -86,6 +86,8 @@ nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepCont
                       : plan.overlap.chunks.empty()     ? nlohmann::json(1)
                                                         : nlohmann::json(plan.overlap.chunks)},
           {"overlap_auto_margin", model::kAutoMargin},
+          {"overlap_chunks", plan.overlap.graded ? "graded" : "even"},
+          {"overlap_wait", plan.overlap.sleeping_waits ? "sleep" : "mpi"},
           {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
 }
 
@@ -176,6 +178,7 @@ nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::Point
   for (std::size_t i = 0; i < p.overlap_runs.size(); ++i) {
     const sweep::OverlapRun& r = p.overlap_runs[i];
     nlohmann::json run = {{"chunks", r.chunks},
+                          {"growth", r.growth},
                           {"t_overlap_s", time_stats_json(r.t_overlap)},
                           {"check", check_json(r.check)},
                           {"elements", r.elements},
@@ -443,7 +446,11 @@ nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a) {
                       {"book_D", x.book_crossing ? optional_json(x.book_crossing->D) : nlohmann::json(nullptr)}});
   nlohmann::json ceilings = nlohmann::json::object();
   for (const auto& [name, st] : a.stability.ceilings) ceilings[name] = stability_json(st);
+  nlohmann::json overlap = nullptr;
+  if (a.stability.t_step && a.stability.t_overlap)
+    overlap = {{"t_step", stability_json(*a.stability.t_step)}, {"t_overlap", stability_json(*a.stability.t_overlap)}};
   return {{"verdict", a.stability.unstable() ? "unstable" : "stable"},
+          {"overlap", overlap},
           {"ceilings", ceilings},
           {"C_peak_flops_per_s", a.C_peak},
           {"t_comm", stability_json(a.stability.t_comm)},

@@ -32,9 +32,10 @@ std::string overlap_run(const sweep::OverlapRun& run, const sweep::OverlapRunAna
   const auto m = [](double s) { return fmt::format("{:+.3f}", s * 1e3); };
   const model::PipelinePrediction& p = a.model;
   std::string out =
-      fmt::format("K={}: T_overlap {:.4f} ms, predicted {:.4f} ms ({:+.1f}%; pure pipeline {:.4f} ms, {:+.1f}%), "
+      fmt::format("K={}{}: T_overlap {:.4f} ms, predicted {:.4f} ms ({:+.1f}%; pure pipeline {:.4f} ms, {:+.1f}%), "
                   "ideal {:.4f} ms, pipe {}",
-                  run.chunks, run.t_overlap.median * 1e3, p.t_predicted * 1e3, 100 * a.predicted_error,
+                  run.chunks, run.growth != 1 ? fmt::format(" (graded x{:.2f})", run.growth) : "",
+                  run.t_overlap.median * 1e3, p.t_predicted * 1e3, 100 * a.predicted_error,
                   p.t_model * 1e3, 100 * a.model_error, p.t_ideal * 1e3,
                   a.efficiency ? fmt::format("{:.2f}", *a.efficiency) : "undef");
   out += fmt::format("; model - ideal: thinner GEMMs {}, chunk latency {}, link model {}; interference x{:.2f} "

@@ -131,6 +131,24 @@ RunStability assess_stability(const RunCeilings& ceilings, const std::vector<Poi
   }
   stability::append_windows(gemm, ceilings.peak_gemm.time, 0, origin);
   const double m = material_ratio(target);
+  // Each over its own point's median: one series of ratios.
+  const auto append_relative = [&](std::vector<stability::TimedWindow>& w, const TimeStats& t, std::uint64_t D) {
+    if (!(t.median > 0)) return;
+    const std::size_t first = w.size();
+    stability::append_windows(w, t, D, origin);
+    for (std::size_t i = first; i < w.size(); ++i)
+      for (double& v : w[i].samples) v /= t.median;
+  };
+  std::vector<stability::TimedWindow> steps, overlapped;
+  for (const auto& p : points) {
+    if (p.overlap_runs.empty()) continue;
+    append_relative(steps, p.t_step, p.D);
+    for (const auto& r : p.overlap_runs) append_relative(overlapped, r.t_overlap, p.D);
+  }
+  if (!steps.empty()) {
+    out.t_step = stability::assess(steps, m);
+    out.t_overlap = stability::assess(overlapped, m);
+  }
   out.t_comm = stability::assess(comm, m);
   out.t_math = stability::assess(math, m);
   out.gemm = stability::assess(gemm, m);

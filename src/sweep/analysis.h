@@ -134,6 +134,12 @@ struct RunStability {
   // machine's states reach ("ring probe at 2 MiB", "reduction g",
   // "memory triad", "GEMM floor").
   std::vector<std::pair<std::string, stability::Stability>> ceilings;
+  // With --overlap: the plain steps and the chunked steps (every K), each
+  // over its own point's median, in time order. They run in the same
+  // rounds (sweep/overlap_runner.cpp), so a change of state reaches both;
+  // the overlap's prediction is judged where neither is unstable.
+  std::optional<stability::Stability> t_step;
+  std::optional<stability::Stability> t_overlap;
   std::vector<StateCrossover> states;  // with an unstable verdict: the crossover in each state
   bool computed = false;
   // The crossing's own quantities changed state.

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -59,22 +60,87 @@ void validate_chunks(std::size_t B, std::size_t F, int ranks, coll::CollectiveKi
   throw_usage("--overlap {}: Z is split along its rows, so at most --B = {} chunks", chunks, B);
 }
 
+std::vector<std::size_t> chunk_sizes(std::size_t total, int chunks, double growth) {
+  const auto K = static_cast<std::size_t>(std::max(chunks, 1));
+  std::vector<std::size_t> out(K, 0);
+  if (growth == 1.0 || K == 1 || total < K) {
+    // Balanced: the first total % K one larger (coll::BlockPartition).
+    const coll::BlockPartition even(total, chunks);
+    for (std::size_t k = 0; k < K; ++k) out[k] = even.size(static_cast<int>(k));
+    return out;
+  }
+  // Weights growth^k, taken relative to the largest so none overflows.
+  std::vector<double> w(K);
+  double sum = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    const double e = growth > 1 ? static_cast<double>(k) - static_cast<double>(K - 1) : static_cast<double>(k);
+    w[k] = std::pow(growth, e);
+    sum += w[k];
+  }
+  // Each its share, at least 1; the rest to the largest remainders, or taken
+  // from the largest chunks when the floor of 1 overdrew.
+  std::vector<double> rest(K);
+  std::size_t given = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    const double share = static_cast<double>(total) * w[k] / sum;
+    out[k] = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(share)));
+    rest[k] = share - std::floor(share);
+    given += out[k];
+  }
+  std::vector<std::size_t> order(K);
+  for (std::size_t k = 0; k < K; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rest[a] > rest[b]; });
+  for (std::size_t i = 0; given < total; i = (i + 1) % K, ++given) ++out[order[i]];
+  while (given > total) {
+    const auto largest = std::max_element(out.begin(), out.end());
+    --*largest;
+    --given;
+  }
+  return out;
+}
+
 std::vector<Chunk> plan_chunks(std::size_t B, std::size_t F, int ranks, int rank, coll::CollectiveKind kind,
-                               int chunks) {
+                               int chunks, double growth) {
   validate_chunks(B, F, ranks, kind, chunks);
+  if (!(growth > 0) || !std::isfinite(growth)) throw std::invalid_argument("plan_chunks: growth must be positive");
   const auto K = static_cast<std::size_t>(chunks);
   std::vector<Chunk> out(K);
   if (kind != coll::CollectiveKind::ReduceScatter) {
-    const coll::BlockPartition rows(B, chunks);
+    const std::vector<std::size_t> rows = chunk_sizes(B, chunks, growth);
+    std::size_t row = 0;
     for (std::size_t k = 0; k < K; ++k) {
       Chunk& c = out[k];
-      c.send = c.recv = rows.offset(static_cast<int>(k)) * F;
-      c.count = rows.size(static_cast<int>(k)) * F;
+      c.send = c.recv = row * F;
+      c.count = rows[k] * F;
       add_range(c.blocks, F, c.send, c.count, c.send);
+      row += rows[k];
     }
     return out;
   }
   const coll::BlockPartition zpart(B * F, ranks);
+  // Piece k of rank r's block. Balanced: BlockPartition(block, K). Graded:
+  // the sizes of the smallest block, floor(B*F/N), graded, and the ranks
+  // with one element more (the lowest) keep it in the last piece, so each
+  // chunk's pieces are still that chunk's BlockPartition over the ranks.
+  const std::vector<std::size_t> graded =
+      growth == 1.0 ? std::vector<std::size_t>{} : chunk_sizes(zpart.size(ranks - 1), chunks, growth);
+  const auto pieces_of = [&](int r) {
+    std::vector<std::size_t> sizes;
+    if (graded.empty()) {
+      sizes = chunk_sizes(zpart.size(r), chunks, 1.0);
+    } else {
+      sizes = graded;
+      sizes.back() += zpart.size(r) - zpart.size(ranks - 1);
+    }
+    return sizes;
+  };
+  std::vector<std::vector<std::size_t>> piece_sizes, piece_offsets;
+  for (int r = 0; r < ranks; ++r) {
+    piece_sizes.push_back(pieces_of(r));
+    std::vector<std::size_t> offsets(K, 0);
+    for (std::size_t k = 1; k < K; ++k) offsets[k] = offsets[k - 1] + piece_sizes.back()[k - 1];
+    piece_offsets.push_back(std::move(offsets));
+  }
   std::size_t packed = 0;
   for (std::size_t k = 0; k < K; ++k) {
     Chunk& c = out[k];
@@ -83,10 +149,10 @@ std::vector<Chunk> plan_chunks(std::size_t B, std::size_t F, int ranks, int rank
     // that touch in Z (only when K = 1) become one range.
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     for (int r = 0; r < ranks; ++r) {
-      const coll::BlockPartition pieces(zpart.size(r), chunks);
-      const std::size_t first = zpart.offset(r) + pieces.offset(static_cast<int>(k));
-      const std::size_t n = pieces.size(static_cast<int>(k));
-      if (r == rank) c.recv = pieces.offset(static_cast<int>(k));
+      const auto ri = static_cast<std::size_t>(r);
+      const std::size_t first = zpart.offset(r) + piece_offsets[ri][k];
+      const std::size_t n = piece_sizes[ri][k];
+      if (r == rank) c.recv = piece_offsets[ri][k];
       c.count += n;
       if (n == 0) continue;
       if (!ranges.empty() && ranges.back().first + ranges.back().second == first) {

@@ -64,9 +64,21 @@ std::size_t max_chunks(std::size_t B, std::size_t F, int ranks, coll::Collective
 void validate_chunks(std::size_t B, std::size_t F, int ranks, coll::CollectiveKind kind, long long chunks);
 
 // The K chunks of a step on `rank` of `ranks`, in order. Every chunk holds at
-// least one element; the blocks of all chunks cover Z once.
+// least one element; the blocks of all chunks cover Z once. `growth`: chunk
+// k + 1 is about `growth` times chunk k (1: balanced, the first B % K rows
+// one larger). Where the link takes longer than the GEMM (T_comm/T_math = q
+// > 1), chunks growing by q let each GEMM end as the previous chunk's
+// collective does, so the link never waits and only the first chunk's GEMM
+// is exposed: T_overlap = T_math e_1 + T_comm with e_1 = (q-1)/(q^K-1) of
+// the rows instead of 1/K; where the GEMM takes longer (q < 1) they shrink,
+// and only the last, small, collective is exposed.
 std::vector<Chunk> plan_chunks(std::size_t B, std::size_t F, int ranks, int rank, coll::CollectiveKind kind,
-                               int chunks);
+                               int chunks, double growth = 1.0);
+
+// `total` items in `chunks` runs growing by `growth` (each at least 1; the
+// sum exactly `total`, which must be at least `chunks`); growth 1 gives the
+// balanced partition.
+std::vector<std::size_t> chunk_sizes(std::size_t total, int chunks, double growth);
 
 // The communication thread reduces chunks while the main thread computes;
 // the main thread makes no MPI call from handing over the first chunk until

@@ -22,6 +22,14 @@ namespace shardroof::sweep {
 struct OverlapPlan {
   std::vector<int> chunks;  // each K > 1 timed at every point, in order
   bool automatic = false;   // auto: the pipeline model picks K at each point (sweep/overlap_model.h)
+  // --overlap-chunks graded (the default): each chunk T_comm/T_math times
+  // the one before (plan_chunks' growth, from a first look at the point);
+  // even: balanced chunks.
+  bool graded = true;
+  // --overlap-wait sleep (the default): the communication thread's waits
+  // sleep between polls (coll::WaitPolicy::Sleep), leaving the core to the
+  // GEMM; mpi: they wait as the rest of the run does (MPI's own wait).
+  bool sleeping_waits = true;
   bool enabled() const { return automatic || !chunks.empty(); }
   // "4", "2,4,8", "auto" or "1" (none): what the output calls it.
   std::string text() const;

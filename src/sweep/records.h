@@ -35,6 +35,9 @@ struct PointCheck {
 // iterations, the largest over ranks.
 struct OverlapRun {
   int chunks = 0;
+  // Chunk k + 1 about `growth` times chunk k (--overlap-chunks graded: the
+  // point's T_comm/T_math at a first look; 1: even).
+  double growth = 1;
   TimeStats t_overlap;
   PointCheck check;
   std::vector<double> elements;        // each chunk's collective, in elements over all ranks

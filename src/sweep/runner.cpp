@@ -126,16 +126,8 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   rec.iterations = timing.iters;
   rec.windows = {timing.iters};
   rec.shard_max = coll::BlockPartition(D, ranks_).max_size();
-  rec.t_math = timed("T_math", 0, run_gemm);
-  rec.t_comm = timed("T_comm", 0, reduce);
-  rec.t_step = timed("T_step", 0, [&] {
-    run_gemm();
-    reduce();
-  });
-  const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
-  rec.flops_per_s = rec.t_math.median > 0 ? flops / rec.t_math.median : 0;
 
-  // The distributed product the last timed step left in z, on the host.
+  // The distributed product the last step left in z, on the host.
   std::vector<std::byte> host;
   const auto fetch_z = [&] {
     host.resize(out_count * es + 1);
@@ -155,171 +147,24 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
     out.method = broadcast_string(comm_, local.method);
     return out;
   };
-  if (plan_.check) rec.check = check_z();
 
   if (plan_.overlap.enabled()) {
-    if (plan_.backend == Backend::Cpu) {
-      // The interference: the unchunked GEMM and a collective of the same
-      // size started together, the collective on the communication thread
-      // and on buffers of its own (the GEMM writes the partial sum as the
-      // collective would read it). Host work only: on a GPU the unchunked
-      // GEMM and the collective share one stream and would only serialize,
-      // so there the model assumes none.
-      auto other_in = mem.allocate(BF * es + 1);
-      auto other_out = mem.allocate(out_count * es + 1);
-      mem.copy(other_in->data(), partial->data(), BF * es);
-      mem.synchronize();
-      auto other = setup_.make(plan_.kind, plan_.impl, plan_.ring);
-      const std::size_t slots = static_cast<std::size_t>(std::max(timing.iters, 1));
-      std::vector<double> gemm_d(slots, 0.0), comm_d(slots, 0.0);
-      std::size_t calls = 0, slot = 0;
-      ChunkWorker beside([&] { backend_.enter_thread(); },
-                         [&](std::size_t) {
-                           const double t0 = coll::Tracer::now();
-                           other->run(other_in->data(), other_out->data(), BF, plan_.type, coll::ReduceOp::Sum);
-                           mem.synchronize();
-                           comm_d[slot] = coll::Tracer::now() - t0;
-                         });
-      shardroof::measure(comm_, timing, *clock, [&](int) {
-        slot = calls++ % slots;
-        beside.submit(0);
-        const double t0 = coll::Tracer::now();
-        gemm->run();
-        mem.synchronize();
-        gemm_d[slot] = coll::Tracer::now() - t0;
-        beside.wait();
-      });
-      const std::size_t filled = std::min(calls, slots);
-      std::vector<double> local(2 * filled), all(2 * filled);
-      std::copy(gemm_d.begin(), gemm_d.begin() + static_cast<std::ptrdiff_t>(filled), local.begin());
-      std::copy(comm_d.begin(), comm_d.begin() + static_cast<std::ptrdiff_t>(filled),
-                local.begin() + static_cast<std::ptrdiff_t>(filled));
-      SHARDROOF_MPI_CHECK(
-          MPI_Allreduce(local.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, comm_));
-      const auto median = [](std::vector<double> v) {
-        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-        return v[v.size() / 2];
-      };
-      if (filled > 0)
-        rec.concurrent = ConcurrentStep{
-            median({all.begin(), all.begin() + static_cast<std::ptrdiff_t>(filled)}),
-            median({all.begin() + static_cast<std::ptrdiff_t>(filled), all.end()})};
-    }
-    std::vector<int> Ks = plan_.overlap.chunks;
-    if (plan_.overlap.automatic) {
-      rec.overlap_choice = choose_chunks_at(B, F, shard.size, x->data(), y->data(), partial->data(), timing,
-                                            rec.t_math.median, rec.t_comm.median,
-                                            model::interference_from(rec.t_math.median, rec.t_comm.median,
-                                                                     rec.concurrent ? rec.concurrent->gemm_s : 0,
-                                                                     rec.concurrent ? rec.concurrent->comm_s : 0));
-      Ks.clear();
-      if (rec.overlap_choice->chosen > 1) Ks.push_back(rec.overlap_choice->chosen);
-    }
-    for (const int K : Ks) {
-      OverlapRun run;
-      run.chunks = K;
-      std::vector<Chunk> chunks = plan_chunks(B, F, ranks_, rank_, plan_.kind, K);
-      if (edit_chunks) edit_chunks(chunks);
-      for (const Chunk& c : chunks) run.elements.push_back(static_cast<double>(c.count));
-      auto* partial_bytes = static_cast<std::byte*>(partial->data());
-      auto* z_bytes = static_cast<std::byte*>(z->data());
-      std::vector<std::vector<ComputeBackend::GemmBlock>> blocks;
-      for (const Chunk& c : chunks) {
-        auto& mine = blocks.emplace_back();
-        for (const ChunkBlock& b : c.blocks) mine.push_back({b.row, b.rows, b.col, b.cols, partial_bytes + b.dst * es});
-      }
-      auto chunk_gemm = backend_.prepare_gemm_chunks(B, F, shard.size, x->data(), y->data(), std::move(blocks),
-                                                     plan_.type);
-      // The chunks' collective runs on the communication thread: an instance
-      // of its own, whose spans go to that thread's track (traced or not, so
-      // tracing times the same code).
-      coll::CollectiveOptions comm_ring = plan_.ring;
-      comm_ring.tracer = trace::tracer_of(trace_, trace::Track::Comm);
-      auto chunk_collective = setup_.make(plan_.kind, plan_.impl, comm_ring);
-      coll::Tracer* const comm_tracer = comm_ring.tracer;
-      const auto reduce_chunk = [&](std::size_t k) {
-        const Chunk& c = chunks[k];
-        chunk_collective->run(partial_bytes + c.send * es, z_bytes + c.recv * es, c.count, plan_.type,
-                              coll::ReduceOp::Sum);
-      };
-      // Each chunk alone, at its own shape (the pipeline model's inputs):
-      // its GEMM, then its collective on the partial sum the step above
-      // left, before the poison below.
-      for (std::size_t k = 0; k < chunks.size(); ++k)
-        run.gemm_alone_s.push_back(time_alone(timing, *clock, [&] {
-          chunk_gemm->begin();
-          chunk_gemm->run(k);
-          chunk_gemm->wait_for(k);
-        }));
-      for (std::size_t k = 0; k < chunks.size(); ++k)
-        run.comm_alone_s.push_back(time_alone(timing, *clock, [&] { reduce_chunk(k); }));
-      // Stamps of the last `iters` steps (a ring: warm-up steps are
-      // overwritten), each chunk's GEMM on this thread and its collective on
-      // the communication thread, written before that chunk is handed back.
-      std::vector<std::vector<model::ChunkSpans>> stamps(
-          static_cast<std::size_t>(std::max(timing.iters, 1)), std::vector<model::ChunkSpans>(chunks.size()));
-      std::size_t calls = 0;
-      model::ChunkSpans* spans = stamps.front().data();
-      ChunkWorker comm_thread([&] { backend_.enter_thread(); },
-                              [&](std::size_t k) {
-                                {
-                                  coll::TraceSpan span(comm_tracer, "wait gemm", "wait", {{"chunk", k}});
-                                  chunk_gemm->wait_for(k);
-                                }
-                                spans[k].comm_start = aligned.now();
-                                {
-                                  coll::TraceSpan span(comm_tracer, kind_name, "collective",
-                                                       {{"bytes", chunks[k].count * es}, {"chunk", k}});
-                                  reduce_chunk(k);
-                                }
-                                spans[k].comm_end = aligned.now();
-                              });
-      // The steps above left a correct Z (and partial sum) behind; NaN bytes
-      // in their place make a chunk that the overlapped step never writes,
-      // or writes from stale data, fail the check instead of passing.
-      {
-        const std::vector<std::byte> nan_bytes(BF * es, std::byte{0xFF});
-        mem.copy(partial->data(), nan_bytes.data(), BF * es);
-        mem.copy(z->data(), nan_bytes.data(), out_count * es);
-        mem.synchronize();
-      }
-      run.t_overlap = timed("T_overlap", K, [&] {
-        spans = stamps[calls++ % stamps.size()].data();
-        chunk_gemm->begin();
-        for (std::size_t k = 0; k < chunks.size(); ++k) {
-          {
-            coll::TraceSpan span(tracer, "gemm", "compute",
-                                 {{"chunk", k}, {"elements", chunks[k].count}, {"k", shard.size}});
-            // Chunk k's GEMM (queued on its own stream on a GPU: there the
-            // stamps hold the queueing, and the collective's start, after
-            // its wait, marks the GEMM's end).
-            spans[k].gemm_start = aligned.now();
-            chunk_gemm->run(k);
-            spans[k].gemm_end = aligned.now();
-          }
-          comm_thread.submit(k);  // its collective, while chunk k + 1 computes
-        }
-        coll::TraceSpan span(tracer, "wait comm", "wait", {{"chunks", chunks.size()}});
-        comm_thread.wait();
-      });
-      summarize_stamps(stamps, std::min(calls, stamps.size()), run);
-      if (plan_.check) run.check = check_z();
-      rec.overlap_runs.push_back(std::move(run));
-    }
-    // T_overlap is the first K's; the check holds every K's (a wrong
-    // product at any K fails the point).
-    if (!rec.overlap_runs.empty()) rec.t_overlap = rec.overlap_runs.front().t_overlap;
-    for (const OverlapRun& run : rec.overlap_runs) {
-      if (!run.check.checked) continue;
-      if (!rec.overlap_check.checked) {
-        rec.overlap_check = run.check;
-        continue;
-      }
-      rec.overlap_check.wrong += run.check.wrong;
-      rec.overlap_check.tested += run.check.tested;
-      rec.overlap_check.worst_ratio = std::max(rec.overlap_check.worst_ratio, run.check.worst_ratio);
-    }
+    // The plain step, its parts and every chunked step in the same rounds
+    // (sweep/overlap_runner.cpp).
+    const PointContext point{D, shard, out_count, x->data(), y->data(), partial->data(), z->data(), *gemm,
+                             *clock, aligned, tracer, kind_name, run_gemm, reduce, check_z, timing, edit_chunks};
+    measure_overlapped(point, rec);
+  } else {
+    rec.t_math = timed("T_math", 0, run_gemm);
+    rec.t_comm = timed("T_comm", 0, reduce);
+    rec.t_step = timed("T_step", 0, [&] {
+      run_gemm();
+      reduce();
+    });
+    if (plan_.check) rec.check = check_z();
   }
+  const double flops = 2.0 * static_cast<double>(B) * static_cast<double>(rec.shard_max) * static_cast<double>(F);
+  rec.flops_per_s = rec.t_math.median > 0 ? flops / rec.t_math.median : 0;
 
   if (z_out) {
     if (!plan_.check) fetch_z();

@@ -86,6 +86,33 @@ class SweepRunner {
   std::uint64_t measurements_ = 0;  // measurements so far: draws each one's spacer
   PointRecord measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
                       const ChunkEdit& edit_chunks);
+  // What one point's measurements share: its buffers, the prepared GEMM and
+  // collective, the clocks, and the steps as measure() runs them.
+  struct PointContext {
+    std::uint64_t D;
+    Shard shard;
+    std::size_t out_count;  // elements of this rank's result
+    const void* x;
+    const void* y;
+    void* partial;
+    void* z;
+    ComputeBackend::PreparedGemm& gemm;
+    Clock& clock;
+    const AlignedClock& aligned;
+    coll::Tracer* tracer;
+    const char* kind_name;
+    std::function<void()> run_gemm;  // the unchunked GEMM (traced)
+    std::function<void()> reduce;    // the unchunked collective (traced)
+    std::function<PointCheck()> check_z;
+    const TimingPlan& timing;
+    const ChunkEdit& edit_chunks;
+  };
+  // With --overlap (sweep/overlap_runner.cpp): T_math, T_comm, the plain
+  // step, the interference and every chunked step measured in the same
+  // rounds, interleaved in a balanced order, so that the pipeline model's
+  // inputs and the steps it predicts come from one state of the machine;
+  // then each result checked.
+  void measure_overlapped(const PointContext& c, PointRecord& rec);
   GemmRate peak_gemm();
   GemmRate floor_gemm(const TimingPlan& timing);
   GemmRate call_gemm(const TimingPlan& timing);

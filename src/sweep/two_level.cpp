@@ -28,15 +28,6 @@ std::optional<PredictedCrossover> at_measured_rate(const std::vector<double>& D,
 
 }  // namespace
 
-model::LinkLevel one_flow_between_nodes(const std::vector<link::AlphaBetaFit>& alone,
-                                        const model::LinkLevel& whole_ring, double intra_bytes_per_s) {
-  model::LinkLevel best;
-  for (const auto& f : alone)
-    if (f.valid && f.W_bytes_per_s > best.bytes_per_s) best = {f.W_bytes_per_s, f.alpha_s};
-  if (whole_ring.bytes_per_s > best.bytes_per_s && whole_ring.bytes_per_s < intra_bytes_per_s) best = whole_ring;
-  return best;
-}
-
 std::optional<TwoLevelAnalysis> analyze_two_level(const SweepPlan& plan, const RunCeilings& ceilings,
                                                   const std::optional<TwoLevelProbes>& probes,
                                                   const std::vector<PointRecord>& points) {
@@ -48,14 +39,13 @@ std::optional<TwoLevelAnalysis> analyze_two_level(const SweepPlan& plan, const R
   model::TwoLevelCeilings& c = a.ceilings;
   c.flops_per_s = ceilings.peak_gemm.flops_per_s;
   c.reduce_s_per_elem = ceilings.reduce.s_per_elem;
-  c.intra = {probes->intra.fit.W_bytes_per_s, probes->intra.fit.alpha_s};
-  // W_o: one flow with the link to itself; R: how many share a link, from
-  // what each gets with all running at once, a whole number (the concurrent
-  // probe's own rate varied 4x between runs).
-  c.inter = one_flow_between_nodes(probes->inter_alone_fits, {ceilings.link.W_bytes_per_s, ceilings.link.alpha_s},
-                                   c.intra.bytes_per_s);
-  c.ranks_per_inter_link =
-      model::ranks_sharing_inter_link(c.inter.bytes_per_s, probes->inter.fit.W_bytes_per_s, probes->ranks_per_node);
+  // W_o: one flow with the link to itself; R: how many share a link
+  // (link/two_level_links.h).
+  const link::TwoLevelLinks levels =
+      link::two_level_links(*probes, {ceilings.link.W_bytes_per_s, ceilings.link.alpha_s});
+  c.intra = levels.intra;
+  c.inter = levels.inter;
+  c.ranks_per_inter_link = levels.ranks_per_inter_link;
   a.sources = {"ring probe inside every node at once",
                "the fastest of each ring across the nodes alone and the whole ring; R from every ring across at once",
                ""};

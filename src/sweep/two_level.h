@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "link/records.h"
+#include "link/two_level_links.h"
 #include "model/two_level.h"
 #include "sweep/fit.h"
 #include "sweep/plan.h"
@@ -29,17 +30,8 @@ struct TwoLevelAnalysis {
   std::optional<PredictedCrossover> hier;
 };
 
-// W_o and a_o: one flow's link between nodes, a ceiling, so the fastest of
-// the measurements of one flow across the nodes: each cross-node ring alone
-// (`alone`, invalid fits skipped) and the whole ring's probe (`whole_ring`,
-// W 0 when it did not run) where the nodes' link is its slowest hop (W
-// below `intra_bytes_per_s`). A 2-rank ring exchanges both ways on one
-// connection, and a rendezvous' acknowledgement queued behind the other
-// way's data can serialize the two: such a ring alone read exactly half the
-// link's rate in some runs, the whole ring (its two directions on different
-// pairs of ranks) never did.
-model::LinkLevel one_flow_between_nodes(const std::vector<link::AlphaBetaFit>& alone,
-                                        const model::LinkLevel& whole_ring, double intra_bytes_per_s);
+// W_o and a_o: one flow's link between nodes (link/two_level_links.h).
+using link::one_flow_between_nodes;
 
 // Empty without the probes (one node, one rank per node, or the link taken
 // from --link-from).

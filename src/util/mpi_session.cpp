@@ -86,4 +86,13 @@ std::string broadcast_string(MPI_Comm comm, const std::string& mine) {
   return out;
 }
 
+std::string mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<std::size_t>(len > 0 ? len : 0));
+  const auto nl = s.find_first_of("\r\n,");
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
 }  // namespace shardroof

@@ -43,4 +43,8 @@ std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mi
 // Rank 0's string, on every rank.
 std::string broadcast_string(MPI_Comm comm, const std::string& mine);
 
+// The MPI library's version as it names itself, up to the first comma or
+// line break ("Open MPI v4.1.4").
+std::string mpi_library_version();
+
 }  // namespace shardroof

@@ -6,6 +6,7 @@
 
 #include "model/collective_cost.h"
 #include "model/roofline.h"
+#include "model/two_level.h"
 
 namespace shardroof::model {
 namespace {
@@ -90,6 +91,14 @@ TEST(CollectiveCost, HierTwoByTwo) {
   // ReduceScatter: a + 4 ms + a_o + 20 ms + 0.4 + 0.2 ms + S c (1.6 ms).
   EXPECT_NEAR(cost(CollectiveKind::ReduceScatter, coll::Algorithm::Hier, 4, false, 2, 1, l).time_s,
               1e-5 + 4e-3 + 5e-5 + 2e-2 + 6e-4 + 1.6e-3, 1e-12);
+  // R = 2 (one link per node, as on emulated nodes): each ring across gets
+  // W_o/2, so the cross-node bandwidth term doubles: 80 ms (RS: 40 ms).
+  l.inter_ranks_per_link = 2;
+  const CollCost shared = cost(CollectiveKind::AllReduce, coll::Algorithm::Hier, 4, false, 2, 1, l);
+  EXPECT_NEAR(shared.time_s, 2e-5 + 8e-3 + 1e-4 + 8e-2 + 4e-4 + 2e-4, 1e-12);
+  EXPECT_NE(shared.formula.find("(S/K) R/W_o"), std::string::npos) << shared.formula;
+  EXPECT_NEAR(cost(CollectiveKind::ReduceScatter, coll::Algorithm::Hier, 4, false, 2, 1, l).time_s,
+              1e-5 + 4e-3 + 5e-5 + 4e-2 + 6e-4 + 1.6e-3, 1e-12);
   // One node (K = N) is the flat ring.
   EXPECT_NEAR(cost(CollectiveKind::AllReduce, coll::Algorithm::Hier, 4, false, 4).time_s,
               cost(CollectiveKind::AllReduce, coll::Algorithm::Ring, 4).time_s, 1e-15);
@@ -147,6 +156,21 @@ TEST(CollectiveCost, TheBooksTCommIsTheRingsFormula) {
   // No W: the bandwidth term is left out, as before.
   c.link_bytes_per_s = 0;
   EXPECT_NEAR(t_comm(sh, c), 6e-6 + 157.2864e-6, 1e-12);
+}
+
+// The two-level model's T_hier (model/two_level.h) is hier's cost formula:
+// the same 2 x 2 cluster as above with R = 2 and g per element = 4 x g per
+// byte, and no copy (the two-level model has none).
+TEST(CollectiveCost, TheTwoLevelModelsTHierIsHiersFormula) {
+  TwoLevelShape shape{1000, 2000, 2, 2, 4, Collective::AllReduce};  // S = 8e6 bytes
+  TwoLevelCeilings c;
+  c.intra = {1e9, 1e-5};
+  c.inter = {1e8, 5e-5};
+  c.reduce_s_per_elem = 4e-10;
+  c.ranks_per_inter_link = 2;
+  EXPECT_NEAR(t_comm_hier(shape, c), 2e-5 + 8e-3 + 1e-4 + 8e-2 + 4e-4 + 2e-4, 1e-12);
+  shape.collective = Collective::ReduceScatter;
+  EXPECT_NEAR(t_comm_hier(shape, c), 1e-5 + 4e-3 + 5e-5 + 4e-2 + 6e-4, 1e-12);
 }
 
 }  // namespace

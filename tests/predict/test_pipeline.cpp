@@ -128,6 +128,24 @@ TEST(Pipeline, InterferenceSlowsOnlyWhatOverlaps) {
   EXPECT_DOUBLE_EQ(p.interference, 1.5);
 }
 
+TEST(Pipeline, ThePredictionTakesTheMeasuredTComm) {
+  // The link model says 1 per chunk, the collective measured beside the
+  // steps took 8 (2 per chunk) and the latency 0.4 is paid again by 3 of
+  // the 4 chunks (0.3 each): chunk collectives of 2.3. GEMMs of 1: the
+  // pipeline is 1 + 4 * 2.3 = 10.2, whatever the link model says.
+  PipelineInputs in;
+  in.t_math = 4;
+  in.t_comm = 8;
+  in.gemm = {1, 1, 1, 1};
+  in.comm = {1, 1, 1, 1};
+  in.elements = {1, 1, 1, 1};
+  in.latency_s = 0.4;
+  const PipelinePrediction p = predict_pipeline(in);
+  EXPECT_NEAR(p.t_predicted, 10.2, 1e-12);
+  EXPECT_NEAR(p.t_ideal + p.thinner_gemms + p.chunk_latency + p.interference, p.t_predicted, 1e-12);
+  EXPECT_DOUBLE_EQ(p.t_model, 5);  // the link model's pipeline, 1 + 4 * 1
+}
+
 TEST(Pipeline, InterferenceFromTheUnchunkedStepRunTogether) {
   // T_math 4 alone, 5 beside the collective (the shorter: 1.25); T_comm 10
   // alone, 12 beside: its 2 extra over the GEMM's 5 -> 1.4.

@@ -32,13 +32,15 @@ using coll::CollectiveKind;
 // buffer to each rank's Z (AllReduce: the whole range; ReduceScatter: block
 // r of the chunk's BlockPartition to rank r). Expects every rank's Z to hold
 // exactly the elements the unchunked step leaves it, each written once.
-void expect_plan_matches_unchunked_layout(std::size_t B, std::size_t F, int ranks, CollectiveKind kind, int K) {
+void expect_plan_matches_unchunked_layout(std::size_t B, std::size_t F, int ranks, CollectiveKind kind, int K,
+                                          double growth = 1.0) {
   const std::string what = ::testing::PrintToString(std::vector<std::size_t>{B, F, static_cast<std::size_t>(ranks),
                                                                              static_cast<std::size_t>(K)}) +
-                           (kind == CollectiveKind::AllReduce ? " all_reduce" : " reduce_scatter");
+                           (kind == CollectiveKind::AllReduce ? " all_reduce" : " reduce_scatter") + " growth " +
+                           std::to_string(growth);
   const std::size_t BF = B * F;
   std::vector<std::vector<Chunk>> plans;
-  for (int r = 0; r < ranks; ++r) plans.push_back(plan_chunks(B, F, ranks, r, kind, K));
+  for (int r = 0; r < ranks; ++r) plans.push_back(plan_chunks(B, F, ranks, r, kind, K, growth));
   const std::vector<Chunk>& chunks = plans[0];
   ASSERT_EQ(chunks.size(), static_cast<std::size_t>(K)) << what;
 
@@ -105,10 +107,30 @@ TEST(ChunkPlan, EveryRankEndsWithTheUnchunkedLayout) {
     for (int ranks = 1; ranks <= 5; ++ranks) {
       for (const auto& [B, F] : shapes) {
         const auto most = static_cast<int>(std::min<std::size_t>(max_chunks(B, F, ranks, kind), 40));
-        for (int K = 1; K <= most; ++K) expect_plan_matches_unchunked_layout(B, F, ranks, kind, K);
+        for (int K = 1; K <= most; ++K)
+          for (const double growth : {1.0, 2.0, 0.5, 3.7})
+            expect_plan_matches_unchunked_layout(B, F, ranks, kind, K, growth);
       }
     }
   }
+}
+
+TEST(ChunkPlan, GradedChunksGrowByTheRatio) {
+  // 1024 rows in 4 chunks growing by 2: 1024 * (1, 2, 4, 8) / 15.
+  EXPECT_EQ(chunk_sizes(1024, 4, 2.0), (std::vector<std::size_t>{68, 137, 273, 546}));
+  // Shrinking by 2: the mirror.
+  EXPECT_EQ(chunk_sizes(1024, 4, 0.5), (std::vector<std::size_t>{546, 273, 137, 68}));
+  // Balanced at 1, as BlockPartition: the first ones larger.
+  EXPECT_EQ(chunk_sizes(10, 4, 1.0), (std::vector<std::size_t>{3, 3, 2, 2}));
+  // A steep ratio keeps every chunk at least 1 and the sum exact.
+  const auto steep = chunk_sizes(20, 8, 16.0);
+  EXPECT_EQ(steep.front(), 1u);
+  std::size_t sum = 0;
+  for (const auto n : steep) {
+    EXPECT_GE(n, 1u);
+    sum += n;
+  }
+  EXPECT_EQ(sum, 20u);
 }
 
 TEST(ChunkPlan, OneChunkIsTheUnchunkedStep) {

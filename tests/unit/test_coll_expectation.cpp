@@ -65,15 +65,29 @@ TEST(CollExpectation, RingRowTakesItsBlocksW) {
   EXPECT_NEAR(e->busbw_GBps, 1048576 / e->time_s / 1e9, 1e-12);
 }
 
-TEST(CollExpectation, AutoTakesWhatItChoseAndNativeIsAnAssumption) {
+TEST(CollExpectation, AutoTakesWhatItChoseAndNativeIsNamedOrBoundOnly) {
   CollRecord a = row("auto", 1048576);
   a.algorithm = "auto:direct/mpi";
   const auto direct = expected_for(a, two_ranks());
   ASSERT_TRUE(direct.has_value());
   EXPECT_EQ(direct->formula, "a + (N-1) S/W + (N-1) S g");
-  const auto native = expected_for(row("native", 1048576), two_ranks());
-  ASSERT_TRUE(native.has_value());
-  EXPECT_EQ(native->formula.rfind("assumed ring: ", 0), 0u);
+  // A library whose choice is not known: the bound, said so.
+  const auto bound = expected_for(row("native", 1048576), two_ranks());
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_TRUE(bound->bound_only);
+  EXPECT_EQ(bound->formula.rfind("bound only (", 0), 0u) << bound->formula;
+  EXPECT_NE(bound->formula.find("assumed ring: "), std::string::npos) << bound->formula;
+  EXPECT_TRUE(bound->native_algorithm.empty());
+  // Open MPI 4.1.x at 1 MiB on 2 ranks: rabenseifner, its own formula (on
+  // 2 ranks the ring's cost).
+  CollModelInputs ompi = two_ranks();
+  ompi.native.kind = model::NativeLibrary::Kind::OpenMpiTuned;
+  ompi.native.name = "Open MPI v4.1.4";
+  const auto named = expected_for(row("native", 1048576), ompi);
+  ASSERT_TRUE(named.has_value());
+  EXPECT_FALSE(named->bound_only);
+  EXPECT_EQ(named->native_algorithm, "rabenseifner");
+  EXPECT_NEAR(named->time_s, expected_for(row("ring", 1048576), ompi)->time_s, 1e-12);
   // Without a link there is no model.
   CollModelInputs off;
   off.nranks = 2;
