@@ -75,7 +75,7 @@ def main():
     chunks = st.get("overlap", 1)
     if isinstance(chunks, list):
         chunks = chunks[0]
-    overlapped = (chunks == "auto" or chunks > 1) and all(p.get("t_overlap_s") for p in pts)
+    overlapped = chunks != "prefetch" and (chunks == "auto" or chunks > 1) and all(p.get("t_overlap_s") for p in pts)
     if overlapped:
         series.append(("t_overlap_s", f"T_overlap ({'auto' if chunks == 'auto' else chunks} chunks)", "tab:olive", "D"))
     for key, label, color, marker in series:

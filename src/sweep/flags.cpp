@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <initializer_list>
+#include <string>
 
 #include "cli/values.h"
 #include "collectives/algorithms.h"
@@ -24,13 +25,13 @@ constexpr const char* kOneRankValues = "16:1024:x2";
 
 bool given(const CLI::App& app, const char* flag) { return app.count(flag) > 0; }
 
-// A single positive integer below INT_MAX (a dimension every rank holds whole).
+// A single positive integer up to INT_MAX (a dimension every rank holds whole).
 std::size_t whole_dimension(const std::string& text, const char* flag, const char* why) {
-  if (text == "auto") throw_usage("{}: {}; got '{}'", flag, why, text);
-  const std::vector<std::uint64_t> v = parse_int_list(text, flag);
-  if (v.size() != 1) throw_usage("{}: {}; got '{}'", flag, why, text);
-  if (v.front() < 1 || v.front() > INT_MAX) throw_usage("{}: must be between 1 and {}, got {}", flag, INT_MAX, v.front());
-  return static_cast<std::size_t>(v.front());
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw_usage("{}: {}; got '{}'", flag, why, text);
+  const unsigned long long v = std::stoull(text);
+  if (v < 1 || v > INT_MAX) throw_usage("{}: must be between 1 and {}, got {}", flag, INT_MAX, v);
+  return static_cast<std::size_t>(v);
 }
 
 // The flags only one sharding case has, refused in the other where given.

@@ -73,11 +73,20 @@ double CrossoverSearch::estimate_s(const std::vector<PointRecord>& points, std::
   const double scale = static_cast<double>(D) / static_cast<double>(near->D);
   const double t_math = near->t_math.median * std::max(scale, 1.0);
   const double t_comm = near->t_comm.median;
-  // What each earlier measurement took beyond its timed iterations
-  // (allocation, operands, the check), per unit of D when D grows.
+  // What the earlier measurements nearest D on either side took beyond
+  // their timed iterations (allocation, operands, the check), per unit of D
+  // when D grows. Only the neighbours: part of that cost is fixed (with
+  // fsdp the whole weight is made and checked at every point), so a small
+  // D's scaled far up would overstate it.
+  std::uint64_t below = 0, above = 0;
+  for (const auto& r : log_) {
+    if (r.round || !point_at(points, static_cast<double>(r.D))) continue;
+    if (r.D <= D) below = std::max(below, r.D);
+    if (r.D >= D && (above == 0 || r.D < above)) above = r.D;
+  }
   double overhead = 0;
   for (const auto& r : log_) {
-    if (r.round) continue;  // a round's wall time holds two points and the ceilings
+    if (r.round || (r.D != below && r.D != above)) continue;  // a round's wall time holds two points and the ceilings
     const PointRecord* p = point_at(points, static_cast<double>(r.D));
     if (!p) continue;
     const double timed = (plan_.timing.warmup + r.iters) * iteration_s(p->t_math.median, p->t_comm.median);
