@@ -222,8 +222,13 @@ PrefetchRun SweepRunner::measure_prefetch(std::uint64_t B, std::size_t rows, std
     if (trace_)
       trace_->begin_region({what, "all_gather", setup_.describe(plan_.impl), DF * es, B, rows, -1, timing.iters - 1,
                             timing.iters, static_cast<int>(L)});
-    const TimeStats t = shardroof::measure(comm_, timing, clock, [&](int) { body(); },
-                                           trace::record_last_iteration(trace_, timing));
+    const TimeStats t = shardroof::measure(
+        comm_, timing, clock,
+        [&](int) {
+          coll::TraceSpan iteration(tracer, "iteration", "iteration");
+          body();
+        },
+        trace::record_last_iteration(trace_, timing));
     if (trace_) trace_->set_recording(false);
     return t;
   };
