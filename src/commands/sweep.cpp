@@ -1,7 +1,8 @@
 // `shardroof sweep`: the main job. Sweeps the contracting dimension D of a
-// D-sharded matmul, times compute and communication separately and
-// together, and puts the measured crossover D* beside the roofline
-// prediction from ceilings measured in the same run.
+// D-sharded matmul (or, with --sharding fsdp, the batch B of a matmul whose
+// weights are gathered first), times compute and communication separately
+// and together, and puts the measured crossover D* (B*) beside the
+// roofline prediction from ceilings measured in the same run.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/config_file.h"
-#include "cli/values.h"
 #include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
@@ -52,7 +52,8 @@ class SweepCommand final : public Command {
  public:
   std::string name() const override { return "sweep"; }
   std::string description() const override {
-    return "The main job: sweep D, time compute vs communication, locate the crossover D* beside the prediction";
+    return "The main job: sweep D (or the batch B with --sharding fsdp), time compute vs communication, locate the "
+           "crossover D* (B*) beside the prediction";
   }
 
   void add_options(CLI::App& app) override {

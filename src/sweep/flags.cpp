@@ -10,7 +10,6 @@
 #include "collectives/algorithms.h"
 #include "sweep/overlap_model.h"
 #include "sweep/runner.h"
-#include "sweep/search.h"
 #include "util/error.h"
 
 namespace shardroof::sweep {

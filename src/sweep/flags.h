@@ -11,6 +11,7 @@
 
 #include "cli/common_flags.h"
 #include "sweep/plan.h"
+#include "sweep/search.h"
 #include "util/memory_budget.h"
 
 namespace shardroof::sweep {
@@ -25,7 +26,7 @@ struct SweepFlags {
   int layers = 4;
   std::string budget_s = "60";
   std::string min_span_s = "30";
-  int min_rounds = 5;  // sweep::kMinRounds
+  int min_rounds = static_cast<int>(kMinRounds);
   ComputeFlags compute;
   std::string collective = "all_reduce";
   std::string impl = "ring";
