@@ -19,6 +19,12 @@ Right: the inter-chip roofline: achieved FLOP/s per rank against the
 inter-chip intensity D/((N-1)s), with the C_peak roof and the W_eff slope
 (FLOP/s = W_eff * intensity, W_eff from T_comm at S), meeting at the
 critical intensity C_peak/W_eff; the book's W as a dotted slope.
+
+A record of `sweep --sharding fsdp` is drawn against the whole batch B (its
+swept dimension, settings.swept), the weight D x F whole on every rank:
+the roofs are 2(B/N)DF/C_peak and s(B/N D + D F + B/N F)/M, the floor one
+row per rank, B* and its per-rank value B*/N marked; with --overlap
+prefetch, T_serial and T_prefetch per layer.
 """
 import argparse
 import json
@@ -58,15 +64,18 @@ def main():
     n = doc["ranks"]
 
     fig, (ax, rf) = plt.subplots(1, 2, figsize=(14, 7.5))
+    # The swept dimension (points' "D" field): D, or the whole batch B with --sharding fsdp.
+    x = st.get("swept", "D")
+    fsdp = st.get("sharding") == "fsdp"
     D = [p["D"] for p in pts]
     series = [("t_math_s", "T_math (local GEMM)", "tab:blue", "o"),
               ("t_comm_s", "T_comm (" + st["collective"] + ", " + st["impl"] + ")", "tab:red", "s"),
-              ("t_step_s", "T_step (GEMM then collective)", "tab:green", "^")]
+              ("t_step_s", "T_step (gather then GEMM)" if fsdp else "T_step (GEMM then collective)", "tab:green", "^")]
     # --overlap: K, a list of K (T_overlap is the first's) or "auto" (a point may have no chunked step).
     chunks = st.get("overlap", 1)
     if isinstance(chunks, list):
         chunks = chunks[0]
-    overlapped = (chunks == "auto" or chunks > 1) and all(p.get("t_overlap_s") for p in pts)
+    overlapped = chunks != "prefetch" and (chunks == "auto" or chunks > 1) and all(p.get("t_overlap_s") for p in pts)
     if overlapped:
         series.append(("t_overlap_s", f"T_overlap ({'auto' if chunks == 'auto' else chunks} chunks)", "tab:olive", "D"))
     for key, label, color, marker in series:
@@ -77,21 +86,31 @@ def main():
     if overlapped:
         bound = [max(p["t_math_s"]["median"], p["t_comm_s"]["median"]) * 1e3 for p in pts]
         ax.plot(D, bound, color="tab:olive", ls=":", lw=1, label="max(T_math, T_comm): perfect overlap")
-    # The GEMM's roofs over the plotted range (shard = ceil(D/N), at least 1).
-    B, F, es = st["B"], st["F"], st["bytes_per_element"]
+    # --overlap prefetch: the layers' steps, per layer.
+    if fsdp and all(p.get("prefetch") for p in pts):
+        for key, label, color, marker in (("t_serial_s", "T_serial / layers (gather, then GEMM)", "tab:purple", "v"),
+                                          ("t_prefetch_s", "T_prefetch / layers (next gather beside the GEMM)",
+                                           "tab:olive", "D")):
+            ax.plot(D, [p["prefetch"][key]["median"] / p["prefetch"]["layers"] * 1e3 for p in pts], color=color,
+                    marker=marker, ms=5, lw=1.2, label=label)
+    # The GEMM's roofs over the plotted range (shard = ceil(x/N), at least 1);
+    # "whole" is the dimension every rank holds whole beside F: B, or D with fsdp.
+    whole, F, es = (st["D"] if fsdp else st["B"]), st["F"], st["bytes_per_element"]
+    B = whole
     lo_d, hi_d = max(min(D) / 2, 1), max(D) * 2
     xs = sorted({max(1, round(lo_d * (hi_d / lo_d) ** (k / 60))) for k in range(61)})
     shard = [max(math.ceil(x / n), 1) for x in xs]
     if ce.get("C_flops_per_s"):
         ax.plot(xs, [2 * B * d * F / ce["C_flops_per_s"] * 1e3 for d in shard], color="tab:blue", lw=0.8,
-                ls=(0, (4, 2)), label="compute roof 2B(D/N)F/C_peak")
+                ls=(0, (4, 2)), label="compute roof 2(B/N)DF/C_peak" if fsdp else "compute roof 2B(D/N)F/C_peak")
     if ce.get("M_bytes_per_s"):
         ax.plot(xs, [es * (B * d + d * F + B * F) / ce["M_bytes_per_s"] * 1e3 for d in shard], color="tab:cyan",
-                lw=0.8, ls=(0, (4, 2)), label="memory roof s(B D/N + D/N F + B F)/M")
+                lw=0.8, ls=(0, (4, 2)),
+                label="memory roof s(B/N D + D F + B/N F)/M" if fsdp else "memory roof s(B D/N + D/N F + B F)/M")
     floor = ce.get("floor") or {}
     if floor.get("time_s"):
         ax.axhline(floor["time_s"] * 1e3, color="tab:gray", lw=0.8, ls=(0, (1, 2)),
-                   label=f"GEMM floor (D/N = 1): {floor['time_s'] * 1e3:.3f} ms, {floor.get('cause', '')}")
+                   label=f"GEMM floor ({x}/N = 1): {floor['time_s'] * 1e3:.3f} ms, {floor.get('cause', '')}")
     letters = {"compute": "c", "memory": "m", "overhead": "o", "communication": "x"}
     for p in pts:
         ax.annotate(letters.get(p.get("regime", p.get("bound")), "?"), (p["D"], p["t_math_s"]["median"] * 1e3),
@@ -115,19 +134,21 @@ def main():
         hi = ci[1] if ci[1] is not None else max(D) * 2
         ax.axvspan(lo, hi, color="black", alpha=0.12, lw=0, label=f"95% interval [{lo:.0f}, {hi:.0f}]")
     roofline = cr.get("D_roofline") or {}
-    marks = [("D_empirical", cr.get("D_empirical"), "D* measured" + (f" ({cr['roof']} roof)" if cr.get("roof") else ""),
+    marks = [("D_empirical", cr.get("D_empirical"), f"{x}* measured" + (f" ({cr['roof']} roof)" if cr.get("roof") else ""),
               "black", "-"),
-             ("D_book", cr.get("D_book"), "D* book, the prediction (link W, alpha, g; per-point C)", "tab:brown", "-."),
-             ("D_roofline", roofline.get("D"), "D* roofline (C_peak, M, floor; book T_comm)", "tab:gray", ":")]
+             ("D_book", cr.get("D_book"), f"{x}* book, the prediction (link W, alpha{'' if fsdp else ', g'}; per-point C)",
+              "tab:brown", "-."),
+             ("D_roofline", roofline.get("D"), f"{x}* roofline (C_peak, M, floor; book T_comm)", "tab:gray", ":")]
     for key, v, label, color, ls in marks:
         if v:
-            ax.axvline(v, color=color, ls=ls, lw=1.3, label=f"{label} = {v:.0f}")
+            per_rank = f" ({x}*/N = {v / n:.1f} per rank)" if fsdp else ""
+            ax.axvline(v, color=color, ls=ls, lw=1.3, label=f"{label} = {v:.0f}{per_rank}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("contracting dimension D (elements)")
+    ax.set_xlabel("whole batch B (rows; each rank holds B/N)" if fsdp else "contracting dimension D (elements)")
     ax.set_ylabel("time per step (ms; median, bars min-max)")
-    title = (f"{st['datatype']}, B={st['B']}, F={st['F']}, N={n} ranks, "
-             f"{st['collective']} {st['impl']}")
+    title = (f"{st['datatype']}, {'D=' + str(st['D']) if fsdp else 'B=' + str(st['B'])}, F={st['F']}, N={n} ranks, "
+             f"{st['collective']} {st['impl']}, {st.get('sharding', 'contracting')} sharding")
     ax.set_title("compute vs communication: " + title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
@@ -154,14 +175,16 @@ def main():
         rf.plot(I, achieved, "o-", color="tab:blue", label="GEMM alone (FLOP/s during T_math)")
         if any(step):
             rf.plot(I, step, "^-", color="tab:green", label="whole step (useful FLOP/s over T_step)")
+        name = x
         for x, y, d in zip(I, step if any(step) else achieved, D):
-            rf.annotate(f"D={d}", (x, y), textcoords="offset points", xytext=(3, -10), fontsize=7)
+            rf.annotate(f"{name}={d}", (x, y), textcoords="offset points", xytext=(3, -10), fontsize=7)
         rf.set_xscale("log", base=2)
         rf.set_yscale("log")
         rf.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     else:
         rf.text(0.5, 0.5, "one rank: no communication, no inter-chip roofline", ha="center", transform=rf.transAxes)
-    unit = "D/((N-1)s)" if st["collective"] == "all_reduce" else "2D/((N-1)s)"
+    name = st.get("swept", "D")
+    unit = f"{name}/((N-1)s)" if st["collective"] == "all_reduce" else f"2{name}/((N-1)s)"
     rf.set_xlabel(f"inter-chip intensity {unit} (FLOP per byte sent)")
     rf.set_ylabel("achieved GFLOP/s per rank")
     rf.set_title("inter-chip roofline", fontsize=10)

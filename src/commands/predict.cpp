@@ -22,6 +22,7 @@
 #include "model/collective_cost.h"
 #include "model/hardware.h"
 #include "model/roofline.h"
+#include "model/sharding_links.h"
 #include "model/two_level.h"
 #include "report/predict_report.h"
 #include "report/two_level_report.h"
@@ -43,6 +44,7 @@ struct PredictFlags {
   int ranks = 2;
   std::string datatype = "bfloat16";
   std::string collective = "all_reduce";
+  std::string sharding = "contracting";
   std::string coll;
   std::string B = "1024";
   std::string F = "1024";
@@ -98,6 +100,12 @@ PredictView view_of(const PredictPlan& plan, const std::string& hw_arg) {
     const model::Roofs roofs = model::roofs_at(plan.shape, plan.ceilings, v.floor, pt.D);
     v.regimes.push_back(model::classify(roofs, roofs.max_s(), pt.t_comm, pt.t_comm));
   }
+  // fsdp: both cases on every link of the preset, unless flags replaced its link.
+  const bool link_given = std::any_of(plan.overridden.begin(), plan.overridden.end(),
+                                      [](const std::string& f) { return f == "--bw" || f == "--latency"; });
+  if (plan.shape.sharding == model::Sharding::Fsdp)
+    v.links = model::link_crossovers(plan.shape, plan.ceilings, plan.hw ? &*plan.hw : nullptr,
+                                     plan.hw ? plan.link_name : "given", link_given);
   if (plan.overlap) {
     std::vector<double> Ds;
     for (const auto& pt : plan.prediction.points) Ds.push_back(pt.D);
@@ -129,10 +137,19 @@ class PredictCommand final : public Command {
         ->capture_default_str();
     ranks_opt_ = app.add_option("--ranks", f_.ranks, "N: number of ranks the matmul is sharded over")->capture_default_str();
     add_datatype_flag(app, f_.datatype, "double | float | bfloat16 | half | int8 (sets s)");
-    app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
-    app.add_option("--B", f_.B, "Rows of X and Z (K/M suffixes)")->capture_default_str();
+    app.add_option("--sharding", f_.sharding,
+                   "contracting: D split, partial sums reduced after the matmul (D*); fsdp: the batch split, the "
+                   "weights gathered before it (B* per rank, beside D* on every link of the preset)")
+        ->capture_default_str();
+    collective_opt_ = app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter (contracting)")->capture_default_str();
+    B_opt_ = app.add_option("--B", f_.B,
+                   "Rows of X and Z (K/M suffixes). Fsdp: the batch values for the table (a list or lo:hi:xK; "
+                   "default: around B*)")
+        ->capture_default_str();
     app.add_option("--F", f_.F, "Columns of Y and Z (K/M suffixes)")->capture_default_str();
-    app.add_option("--D", f_.D, "D values for the table: 1024,4096 or lo:hi:xK or lo:hi:+K (default: around D*)");
+    app.add_option("--D", f_.D,
+                   "D values for the table: 1024,4096 or lo:hi:xK or lo:hi:+K (default: around D*). Fsdp: one number, "
+                   "whole on every rank (default 1024)");
     add_json_flag(app, f_.output);
     app.add_option("--coll", f_.coll,
                    "Print the busbw each of our implementations' cost formulas expects for this collective (all_reduce, "
@@ -237,13 +254,34 @@ class PredictCommand final : public Command {
     return v;
   }
 
+  // --sharding fsdp: the flags that only the contracting case has.
+  void refuse_contracting_flags() const {
+    if (collective_opt_->count() > 0 && f_.collective != "all_gather")
+      throw_usage("--collective {}: reduces partial sums after the matmul, which only the contracting case has; with "
+                  "--sharding fsdp the exchange is the AllGather of the weights",
+                  f_.collective);
+    if (!f_.overlap.empty())
+      throw_usage("--overlap: chunks of rows of Z are the contracting case's; for fsdp's prefetch, `shardroof sweep "
+                  "--sharding fsdp --overlap prefetch` measures it beside its pipeline model");
+    if (f_.nodes != 0 || f_.ranks_per_node != 0 || !f_.link_intra.empty() || !f_.link_inter.empty())
+      throw_usage("the two-level model (--nodes, --ranks-per-node, --link-intra, --link-inter) is the contracting "
+                  "case's (hier's AllReduce and ReduceScatter)");
+  }
+
   PredictPlan make_plan() const {
     PredictPlan plan;
     const int size = model::datatype_size(f_.datatype);
     if (size == 0) throw_usage("--datatype: '{}' is not one of double, float, bfloat16, half, int8", f_.datatype);
     plan.datatype = f_.datatype;
     plan.shape.bytes_per_elem = size;
-    if (f_.collective == "all_reduce") {
+    if (f_.sharding != "contracting" && f_.sharding != "fsdp")
+      throw_usage("--sharding: '{}' is not one of contracting, fsdp", f_.sharding);
+    const bool fsdp = f_.sharding == "fsdp";
+    if (fsdp) {
+      refuse_contracting_flags();
+      plan.shape.sharding = model::Sharding::Fsdp;
+      plan.shape.collective = model::Collective::AllGather;
+    } else if (f_.collective == "all_reduce") {
       plan.shape.collective = model::Collective::AllReduce;
     } else if (f_.collective == "reduce_scatter") {
       plan.shape.collective = model::Collective::ReduceScatter;
@@ -270,10 +308,21 @@ class PredictCommand final : public Command {
     const int ranks = two_level ? f_.nodes * f_.ranks_per_node : f_.ranks;
     if (ranks < 2) throw_usage("--ranks: needs at least 2 ranks (one rank communicates nothing), got {}", ranks);
     plan.shape.ranks = ranks;
-    plan.shape.B = static_cast<double>(parse_count(f_.B, "--B"));
     plan.shape.F = static_cast<double>(parse_count(f_.F, "--F"));
-    if (!f_.D.empty()) {
-      for (auto d : parse_int_list(f_.D, "--D")) plan.D_values.push_back(static_cast<double>(d));
+    // fsdp: D stays whole (the model's Shape::B) and the table's values are batches.
+    const std::string& swept = fsdp ? (B_opt_->count() > 0 ? f_.B : std::string()) : f_.D;
+    if (fsdp && f_.D.find_first_of(",:") != std::string::npos)
+      throw_usage("--D: with --sharding fsdp D is one number, whole on every rank (--B lists the batches); got '{}'",
+                  f_.D);
+    plan.shape.B = static_cast<double>(fsdp ? parse_count(f_.D.empty() ? "1024" : f_.D, "--D") : parse_count(f_.B, "--B"));
+    if (!swept.empty()) {
+      for (auto v : parse_int_list(swept, fsdp ? "--B" : "--D")) {
+        if (fsdp && v % static_cast<std::uint64_t>(ranks) != 0)
+          throw_usage("--B: {} does not split over {} ranks: with --sharding fsdp every batch is a multiple of the "
+                      "ranks (each rank holds B/N rows)",
+                      v, ranks);
+        plan.D_values.push_back(static_cast<double>(v));
+      }
     }
 
     model::Ceilings& c = plan.ceilings;
@@ -375,6 +424,8 @@ class PredictCommand final : public Command {
 
   PredictFlags f_;
   CLI::Option* ranks_opt_ = nullptr;
+  CLI::Option* collective_opt_ = nullptr;
+  CLI::Option* B_opt_ = nullptr;
 };
 
 }  // namespace

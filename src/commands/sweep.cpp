@@ -1,19 +1,18 @@
 // `shardroof sweep`: the main job. Sweeps the contracting dimension D of a
-// D-sharded matmul, times compute and communication separately and
-// together, and puts the measured crossover D* beside the roofline
-// prediction from ceilings measured in the same run.
+// D-sharded matmul (or, with --sharding fsdp, the batch B of a matmul whose
+// weights are gathered first), times compute and communication separately
+// and together, and puts the measured crossover D* (B*) beside the
+// roofline prediction from ceilings measured in the same run.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/config_file.h"
-#include "cli/values.h"
 #include "commands/backends.h"
 #include "commands/gate_run.h"
 #include "commands/run_output.h"
@@ -29,6 +28,7 @@
 #include "report/two_level_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
+#include "sweep/flags.h"
 #include "sweep/overlap.h"
 #include "sweep/overlap_model.h"
 #include "sweep/plan.h"
@@ -44,44 +44,6 @@
 namespace shardroof {
 namespace {
 
-// The flags as typed; their defaults are configs/default.toml's (built in,
-// and set again from it by apply_config_defaults).
-struct SweepFlags {
-  std::uint64_t B = 1024;
-  std::uint64_t F = 1024;
-  std::string D = "auto";
-  std::string budget_s = "60";
-  std::string min_span_s = "30";
-  int min_rounds = static_cast<int>(sweep::kMinRounds);
-  ComputeFlags compute;
-  std::string collective = "all_reduce";
-  std::string impl = "ring";
-  std::string transport = "mpi";
-  TimingFlags timing{2, 10};
-  int check = 1;
-  std::uint64_t seed = 20240601;
-  std::string segment_bytes = "auto";
-  std::string overlap = "1";
-  std::string overlap_chunks = "graded";
-  std::string overlap_wait = "sleep";
-  int ranks_per_node = 0;
-  OutputFlags output;
-  BaselineFlags baseline;
-  std::string model_hw;
-  std::string model_link;
-  std::string link_from;
-  std::string expect_C;
-  std::string history;
-  int redraw_buffers = 1;
-};
-
-// What --datatype takes: the types with a GEMM.
-constexpr std::initializer_list<coll::DataType> kSweepDataTypes = {coll::DataType::Float, coll::DataType::Double,
-                                                              coll::DataType::BFloat16};
-
-// What `--D auto` times on one rank.
-constexpr const char* kOneRankD = "16:1024:x2";
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -90,75 +52,13 @@ class SweepCommand final : public Command {
  public:
   std::string name() const override { return "sweep"; }
   std::string description() const override {
-    return "The main job: sweep D, time compute vs communication, locate the crossover D* beside the prediction";
+    return "The main job: sweep D (or the batch B with --sharding fsdp), time compute vs communication, locate the "
+           "crossover D* (B*) beside the prediction";
   }
 
   void add_options(CLI::App& app) override {
-    app.add_option("--B", f_.B, "Rows of X and Z (batch)")->capture_default_str();
-    app.add_option("--F", f_.F, "Columns of Y and Z")->capture_default_str();
-    app.add_option("--D", f_.D,
-                   "Contracting dimensions: auto (search the crossover and its 95% interval), a list 64,128,1000 "
-                   "or a range lo:hi:xK (or lo:hi:+K)")
-        ->capture_default_str();
-    app.add_option("--budget-s", f_.budget_s,
-                   "With --D auto: seconds the whole run may take; the search starts no measurement that would "
-                   "end later")
-        ->capture_default_str();
-    app.add_option("--min-span-s", f_.min_span_s,
-                   "With --D auto: the rounds at the crossing must spread over at least this many seconds before "
-                   "the search may stop (one short window is one sample of the machine's state)")
-        ->capture_default_str();
-    app.add_option("--min-rounds", f_.min_rounds,
-                   "With --D auto: rounds (measurements of the two points around D* with the ceilings) before the "
-                   "search may stop")
-        ->capture_default_str();
-    add_datatype_flag(app, f_.compute.datatype, kSweepDataTypes);
-    app.add_option("--collective", f_.collective, "all_reduce | reduce_scatter")->capture_default_str();
-    app.add_option("--impl", f_.impl,
-                   "ring (ours) | hier (ours, two levels: ring inside each node, rings across nodes) | native (the "
-                   "library's) | auto | pairwise | direct")
-        ->capture_default_str();
-    add_ranks_per_node_flag(app, f_.ranks_per_node);
-    add_backend_flag(app, f_.compute.backend);
-    app.add_option("--transport", f_.transport, "What the collective runs over: mpi | nccl (cuda only)")
-        ->capture_default_str();
-    add_gemm_flags(app, f_.compute);
-    add_timing_flags(app, f_.timing);
-    add_check_flag(app, f_.check);
-    app.add_option("--seed", f_.seed, "Seed of the operands X and Y")->capture_default_str();
-    app.add_option("--redraw-buffers", f_.redraw_buffers,
-                   "1: every measurement (round) allocates its buffers at fresh addresses, so one launch also samples "
-                   "what an allocation fixes; 0: where the allocator puts them")
-        ->capture_default_str();
-    add_segment_bytes_flag(app, f_.segment_bytes);
-    app.add_option("--overlap", f_.overlap,
-                   "Also time the step in K chunks of rows of Z, each chunk's collective overlapping the next "
-                   "chunk's GEMM (T_overlap, the pipeline model's prediction and the parts of its gap); a list "
-                   "2,4,8 times each K; auto: the model picks K at each point; 1: not")
-        ->capture_default_str();
-    app.add_option("--overlap-chunks", f_.overlap_chunks,
-                   "How --overlap cuts the rows of Z: graded (each chunk T_comm/T_math times the one before, from a "
-                   "first look at the point, so the side that takes longer waits least: only the first GEMM or the "
-                   "last collective is exposed, and it is the smallest) or even")
-        ->capture_default_str();
-    app.add_option("--overlap-wait", f_.overlap_wait,
-                   "How --overlap's communication thread waits for the network: sleep (poll, sleeping between polls, "
-                   "so the GEMM keeps its core) or mpi (as every other collective of the run waits: MPI's own wait)")
-        ->capture_default_str();
-    add_json_flag(app, f_.output);
-    app.add_option("--link-from", f_.link_from,
-                   "Take the book model's W and alpha from a `shardroof link --json` FILE instead of the ring probe");
-    add_csv_flag(app, f_.output);
-    add_trace_flag(app, f_.output);
-    app.add_option("--model-hw", f_.model_hw,
-                   "Also predict the same shapes on a hardware preset (see `predict --list`), and a hybrid: "
-                   "this machine's GEMM with the preset's link");
-    app.add_option("--model-link", f_.model_link, "Link of --model-hw (default: the preset's default link)");
-    app.add_option("--history", f_.history,
-                   "A `shardroof combine` --json record of earlier launches with these settings: the interval is "
-                   "also given for the next launch, widened by their launch-to-launch spread");
-    add_expect_c_flag(app, f_.expect_C);
-    add_baseline_flags(app, f_.baseline);
+    app_ = &app;
+    sweep::add_sweep_flags(app, f_);
     // configs/default.toml, built in, makes the flags' defaults (shown by --help).
     apply_config_defaults(app, kDefaultSweepToml, "configs/default.toml (built in)");
   }
@@ -173,14 +73,14 @@ class SweepCommand final : public Command {
     const NodeMemory node = node_memory(ctx.mpi.world());
     Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
-      plan = make_plan(ranks, node);
+      plan = sweep::make_sweep_plan(f_, *app_, ranks, node);
       topology = with_ranks_per_node(topology, f_.ranks_per_node);
       plan.ring.hier.node_of_rank = topology.node_of_rank;
       if (plan.impl == coll::Algorithm::Hier)
         if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
             !why.empty())
           throw_usage("--impl hier: {}", why);
-      if (plan.overlap.enabled()) sweep::require_thread_support(ctx.mpi.thread_level());
+      if (plan.overlap.enabled() || plan.prefetch.enabled) sweep::require_thread_support(ctx.mpi.thread_level());
       model_hw = resolve_model_hardware(f_.model_hw, f_.model_link, std::string(coll::to_string(plan.type)));
       if (!f_.link_from.empty()) link_from = link::load_link_fit(f_.link_from);
       expectations = expect_c_gate(f_.expect_C, "C, the reference GEMM's rate (C_peak)");
@@ -209,7 +109,7 @@ class SweepCommand final : public Command {
     sc.arithmetic = backend->arithmetic(plan.type);
     sc.timed_gemm = runner.timed_gemm_work();
     sc.collective = setup->describe(plan.impl);
-    sc.auto_D = f_.D == "auto";
+    sc.auto_D = plan.swept_auto;
 
     // The hardware's own limits first (a second): the header names the BLAS kernel and any shortfall.
     ctx.progress << "sweep: the hardware's own peak (register-only loops) and the links' line rates\n" << std::flush;
@@ -250,7 +150,7 @@ class SweepCommand final : public Command {
     // Two levels (several nodes of several ranks): each level's link as
     // hier's phases see it, beside the whole ring's.
     std::optional<sweep::TwoLevelProbes> levels;
-    if (!link_from) {
+    if (!link_from && !plan.fsdp()) {
       ctx.progress << "sweep: the ring probe inside the nodes and across them\n" << std::flush;
       levels = runner.measure_two_level_probes();
     }
@@ -320,7 +220,9 @@ class SweepCommand final : public Command {
       for (std::size_t i = 0; i < plan.D.size(); ++i) {
         // Every rank stops at the same point when any rank got SIGINT/SIGTERM.
         if (out.stop_requested(points.size())) break;
-        ctx.progress << fmt::format("sweep: D = {} ({}/{})\n", plan.D[i], i + 1, plan.D.size()) << std::flush;
+        ctx.progress << fmt::format("sweep: {} = {} ({}/{})\n", sweep::swept_name(plan), plan.D[i], i + 1,
+                                    plan.D.size())
+                     << std::flush;
         measure(plan.D[i], plan.timing);
         // Each point reaches the files as soon as it is measured.
         publish();
@@ -337,7 +239,7 @@ class SweepCommand final : public Command {
           search_report.stop = step;
           break;
         }
-        ctx.progress << fmt::format("sweep: D = {}{}, {} iterations ({}; {:.1f} s)\n", step.D,
+        ctx.progress << fmt::format("sweep: {} = {}{}, {} iterations ({}; {:.1f} s)\n", sweep::swept_name(plan), step.D,
                                     step.D2 ? fmt::format(" and {}", step.D2) : std::string(), step.iters, step.why,
                                     elapsed)
                      << std::flush;
@@ -366,8 +268,11 @@ class SweepCommand final : public Command {
     ctx.progress << fmt::format("sweep: measured in {:.1f} s; analysing\n", seconds_since(run_start)) << std::flush;
     // Every rank gets here, interrupted or not: the traced points are kept.
     out.finish_trace(std::string("the last timed iteration of T_math, T_comm") +
-                         (plan.overlap.enabled() ? ", T_step and T_overlap" : " and T_step") +
-                         " at each D; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
+                         (plan.overlap.enabled()    ? ", T_step and T_overlap"
+                          : plan.prefetch.enabled ? ", T_step, T_serial and T_prefetch"
+                                                  : " and T_step") +
+                         " at each " + sweep::swept_name(plan) +
+                         "; warm-up, the other timed iterations and the ceilings (C_peak, g, M, T_comm "
                          "at S, the ring probe) are not traced",
                      plan.backend == Backend::Cuda);
     // The final analysis adds the book's interval (its inputs drawn again).
@@ -390,62 +295,8 @@ class SweepCommand final : public Command {
   }
 
  private:
-  sweep::SweepPlan make_plan(int ranks, const NodeMemory& node) const {
-    sweep::SweepPlan plan;
-    if (f_.B < 1 || f_.B > INT_MAX) throw_usage("--B: must be between 1 and {}, got {}", INT_MAX, f_.B);
-    if (f_.F < 1 || f_.F > INT_MAX) throw_usage("--F: must be between 1 and {}, got {}", INT_MAX, f_.F);
-    plan.B = f_.B;
-    plan.F = f_.F;
-    plan.budget_s = parse_number(f_.budget_s, "--budget-s");
-    if (!(plan.budget_s > 0)) throw_usage("--budget-s: must be a positive number of seconds, got '{}'", f_.budget_s);
-    plan.min_span_s = parse_number(f_.min_span_s, "--min-span-s");
-    if (!(plan.min_span_s >= 0))
-      throw_usage("--min-span-s: must be a number of seconds, 0 or more, got '{}'", f_.min_span_s);
-    if (f_.min_rounds < 1) throw_usage("--min-rounds: must be at least 1, got {}", f_.min_rounds);
-    plan.min_rounds = static_cast<std::size_t>(f_.min_rounds);
-    // One rank communicates nothing, so there is no crossover to search:
-    // --D auto times the GEMM over a fixed grid instead.
-    plan.search = f_.D == "auto" && ranks >= 2;
-    if (!plan.search) {
-      plan.D = parse_int_list(f_.D == "auto" ? kOneRankD : f_.D, "--D");
-      for (const auto d : plan.D)
-        if (d / static_cast<std::uint64_t>(ranks) + 1 > INT_MAX) throw_usage("--D: {} is too large", d);
-    }
-    plan.type = datatype_flag(f_.compute.datatype, kSweepDataTypes);
-    const auto kind = coll::parse_collective(f_.collective);
-    if (!kind || (*kind != coll::CollectiveKind::AllReduce && *kind != coll::CollectiveKind::ReduceScatter))
-      throw_usage("--collective: '{}' is not one of all_reduce, reduce_scatter", f_.collective);
-    plan.kind = *kind;
-    const auto impl = coll::parse_algorithm(f_.impl);
-    if (!impl) throw_usage("--impl: '{}' is not one of ring, hier, native, auto, pairwise, direct", f_.impl);
-    plan.impl = *impl;
-    plan.backend = backend_flag(f_.compute.backend);
-    const auto transport = parse_transport(f_.transport);
-    if (!transport) throw_usage("--transport: '{}' is not one of mpi, nccl", f_.transport);
-    plan.transport = *transport;
-    check_gemm_flags(f_.compute, plan.backend);
-    plan.threads = f_.compute.threads;
-    plan.timing = timing_plan(f_.timing);
-    plan.check = check_enabled(f_.check);
-    plan.seed = f_.seed;
-    if (f_.redraw_buffers != 0 && f_.redraw_buffers != 1)
-      throw_usage("--redraw-buffers: must be 0 or 1, got {}", f_.redraw_buffers);
-    plan.redraw_buffers = f_.redraw_buffers == 1;
-    plan.ring.segment_bytes = parse_segment_bytes(f_.segment_bytes, "--segment-bytes");
-    plan.overlap = sweep::parse_overlap(f_.overlap, plan.B, plan.F, ranks, plan.kind);
-    if (f_.overlap_chunks != "graded" && f_.overlap_chunks != "even")
-      throw_usage("--overlap-chunks: unknown '{}' (graded, even)", f_.overlap_chunks);
-    plan.overlap.graded = f_.overlap_chunks == "graded";
-    if (f_.overlap_wait != "sleep" && f_.overlap_wait != "mpi")
-      throw_usage("--overlap-wait: unknown '{}' (sleep, mpi)", f_.overlap_wait);
-    plan.overlap.sleeping_waits = f_.overlap_wait == "sleep";
-    // On a GPU the operands live in device memory: checked once the
-    // backend can say how much is free (run()).
-    if (plan.backend == Backend::Cpu) sweep::budget_memory(plan, ranks, node);
-    return plan;
-  }
-
-  SweepFlags f_;
+  sweep::SweepFlags f_;
+  const CLI::App* app_ = nullptr;
 };
 
 }  // namespace

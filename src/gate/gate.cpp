@@ -255,7 +255,7 @@ const std::vector<std::string>& compared_settings(const std::string& command) {
       {"link", {"sizes", "pairs", "seed", "pattern"}},
       {"sweep",
        {"B", "F", "D", "datatype", "collective", "impl", "backend", "transport", "threads", "overlap", "segment_bytes",
-        "ranks_per_node"}},
+        "ranks_per_node", "layers"}},
       {"peak", {"datatypes", "size", "k", "memory_bytes_per_array", "reduce_elements", "backend", "threads"}},
   };
   static const std::vector<std::string> none;

@@ -229,4 +229,26 @@ OverlapOutlook overlap_outlook(const Shape& shape, const Ceilings& c, const Chun
   return o;
 }
 
+double prefetch_time(const std::vector<double>& gather, const std::vector<double>& gemm) {
+  if (gather.size() != gemm.size()) throw std::invalid_argument("prefetch_time: as many gathers as GEMMs");
+  double gather_end = 0, gemm_end = 0, gemm_end_before = 0;  // gemm_end(l-1), gemm_end(l-2)
+  for (std::size_t l = 0; l < gather.size(); ++l) {
+    gather_end = std::max(gather_end, gemm_end_before) + gather[l];
+    gemm_end_before = gemm_end;
+    gemm_end = std::max(gemm_end, gather_end) + gemm[l];
+  }
+  return gemm_end;
+}
+
+PrefetchPrediction predict_prefetch(double t_math, double t_comm, const std::vector<double>& gather,
+                                    const std::vector<double>& gemm) {
+  PrefetchPrediction p;
+  p.layers = static_cast<int>(gather.size());
+  const double L = static_cast<double>(gather.size());
+  p.t_no_overlap = L * (t_math + t_comm);
+  p.t_ideal = L > 0 ? L * std::max(t_math, t_comm) + std::min(t_math, t_comm) : 0;
+  p.t_predicted = prefetch_time(gather, gemm);
+  return p;
+}
+
 }  // namespace shardroof::model

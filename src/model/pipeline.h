@@ -222,4 +222,29 @@ struct OverlapOutlook {
 
 OverlapOutlook overlap_outlook(const Shape& shape, const Ceilings& c, const ChunkChoice& choice, double target = 0.9);
 
+// ---- fsdp: the next layer's weights gathered during this one's GEMM ------
+// (sweep --sharding fsdp --overlap prefetch, as FSDP and ZeRO-3 prefetch.)
+// L layers in a row, each an AllGather of its weight shards into a whole
+// weight, then its GEMM. With two weight buffers, layer l+1's gather runs
+// while layer l computes: it starts once layer l's gather has ended (one
+// gather at a time) and layer l-1's GEMM has released the buffer it fills:
+//   gather_end(l) = max(gather_end(l-1), gemm_end(l-2)) + c_l
+//   gemm_end(l)   = max(gemm_end(l-1), gather_end(l)) + g_l
+//   T_prefetch    = gemm_end(L)
+// For equal layers this is c + (L-1) * max(c, g) + g: the book's pipeline
+// with the collective first (the first gather and the last GEMM exposed).
+double prefetch_time(const std::vector<double>& gather, const std::vector<double>& gemm);
+
+struct PrefetchPrediction {
+  int layers = 0;
+  double t_no_overlap = 0;  // L * (T_math + T_comm): every gather, then its GEMM
+  double t_ideal = 0;       // L * max(T_math, T_comm) + min(T_math, T_comm): equal layers, nothing paid again
+  double t_predicted = 0;   // prefetch_time of each layer's gather and GEMM timed alone
+};
+
+// `t_math` and `t_comm`: one layer's GEMM and gather (the plain step's);
+// `gather` and `gemm`: each layer's timed alone, in order (same length).
+PrefetchPrediction predict_prefetch(double t_math, double t_comm, const std::vector<double>& gather,
+                                    const std::vector<double>& gemm);
+
 }  // namespace shardroof::model

@@ -29,8 +29,9 @@ double t_comm(const Shape& shape, const Ceilings& c) {
   // written once: g per element here is g per byte there times s; an unset
   // W leaves the bandwidth term out.
   CollCall call;
-  call.kind = shape.collective == Collective::AllReduce ? coll::CollectiveKind::AllReduce
-                                                        : coll::CollectiveKind::ReduceScatter;
+  call.kind = shape.collective == Collective::AllReduce       ? coll::CollectiveKind::AllReduce
+              : shape.collective == Collective::ReduceScatter ? coll::CollectiveKind::ReduceScatter
+                                                              : coll::CollectiveKind::AllGather;
   call.impl = coll::Algorithm::Ring;
   call.nranks = shape.ranks;
   call.bytes = static_cast<std::uint64_t>(std::llround(shape.B * shape.F * shape.bytes_per_elem));
@@ -54,7 +55,8 @@ double d_star(const Shape& shape, const Ceilings& c) {
   const double C = c.flops_per_s;
   const double bw = d_star_bandwidth(shape, c);
   const double lat = n * (n - 1) * c.latency_s * C / (shape.B * shape.F);
-  const double red = (n - 1) * c.reduce_s_per_elem * C / 2;
+  // An AllGather reduces nothing: no g term.
+  const double red = shape.collective == Collective::AllGather ? 0 : (n - 1) * c.reduce_s_per_elem * C / 2;
   return shape.collective == Collective::AllReduce ? bw + lat + red : bw + lat / 2 + red;
 }
 
@@ -143,6 +145,17 @@ PresetComparison compare_with_preset(const Shape& shape, const Ceilings& measure
                           predict(shape, hybrid, D_values)};
 }
 
-std::string to_string(Collective c) { return c == Collective::AllReduce ? "all_reduce" : "reduce_scatter"; }
+std::string to_string(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "all_reduce";
+    case Collective::ReduceScatter: return "reduce_scatter";
+    case Collective::AllGather: return "all_gather";
+  }
+  return "?";
+}
+
+std::string to_string(Sharding s) { return s == Sharding::Fsdp ? "fsdp" : "contracting"; }
+std::string swept_name(Sharding s) { return s == Sharding::Fsdp ? "B" : "D"; }
+std::string whole_name(Sharding s) { return s == Sharding::Fsdp ? "D" : "B"; }
 
 }  // namespace shardroof::model

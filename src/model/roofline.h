@@ -10,6 +10,17 @@
 //   ring ReduceScatter: T_comm =  (N-1)*a +  (N-1)/N * B*F*s/W + (N-1)/N * B*F*g
 //   D*_AR = (N-1)*s*C/W    + N(N-1)*a*C/(B*F)   + (N-1)*g*C/2
 //   D*_RS = (N-1)*s*C/(2W) + N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2
+//
+// The second sharding (fsdp, weights gathered before the matmul) is the
+// same arithmetic with the roles of B and D exchanged: the batch is split
+// over the ranks and swept, and D and F stay whole, so Shape::B holds D
+// there and the swept value is the whole batch B:
+//   T_math = 2*ceil(B/N)*D*F / C
+//   ring AllGather:     T_comm =  (N-1)*a +  (N-1)/N * D*F*s/W
+//   B*_AG = (N-1)*s*C/(2W) + N(N-1)*a*C/(2*D*F)       (the whole batch)
+//   B*_AG / N = C*s*(N-1)/(2*N*W) + (N-1)*a*C/(2*D*F) (per rank)
+// For bf16 (s = 2) and many ranks the per-rank batch must exceed C/W, the
+// book's "tokens per device".
 #pragma once
 
 #include <cstdint>
@@ -19,7 +30,23 @@
 
 namespace shardroof::model {
 
-enum class Collective { AllReduce, ReduceScatter };
+enum class Collective { AllReduce, ReduceScatter, AllGather };
+
+// Which dimension the ranks split (docs/model.md, "Two shardings"):
+//  Contracting: D. Rank i multiplies X[:, D_i] @ Y[D_i, :]; the B x F
+//    partial sums are reduced after the matmul (AllReduce, ReduceScatter).
+//    The tensor-parallel rule: the second matmul of a Megatron MLP pair.
+//  Fsdp: the batch B. Rank i holds X[B_i, :] and 1/N of the weight W[D, F],
+//    which is AllGathered before the matmul (FSDP, ZeRO-3).
+// Both are one model: a swept dimension split over the ranks (D, or B) and
+// two dimensions every rank holds whole, the array the collective moves
+// (the B x F partial sum, or the D x F weight).
+enum class Sharding { Contracting, Fsdp };
+std::string to_string(Sharding s);  // "contracting" / "fsdp"
+// The swept dimension's name: "D" (contracting) or "B" (fsdp).
+std::string swept_name(Sharding s);
+// The whole dimension that Shape::B holds: "B" (contracting) or "D" (fsdp).
+std::string whole_name(Sharding s);
 
 struct Ceilings {
   double flops_per_s = 0;        // C
@@ -29,12 +56,17 @@ struct Ceilings {
   double memory_bytes_per_s = 0; // M (0: no memory roof)
 };
 
+// The dimensions every rank holds whole: the collective moves B x F
+// elements, and one rank's GEMM is B x shard x F with shard = ceil(x/N) of
+// the swept value x. Contracting: the batch B and F, x = D. Fsdp: B holds
+// D (the weight is D x F) and x is the whole batch B.
 struct Shape {
   double B = 0;
   double F = 0;
   int ranks = 2;                // N
   double bytes_per_elem = 4;    // s
-  Collective collective = Collective::AllReduce;
+  Collective collective = Collective::AllReduce;  // AllGather with Sharding::Fsdp
+  Sharding sharding = Sharding::Contracting;
 };
 
 // The shard the slowest rank holds: ceil(D/N).
@@ -46,12 +78,12 @@ double t_comm(const Shape& shape, const Ceilings& c);
 
 // Crossover D* (T_math = T_comm with the compute roof only), all terms.
 double d_star(const Shape& shape, const Ceilings& c);
-// The bandwidth term alone: (N-1)*s*C/W (AR) or (N-1)*s*C/(2W) (RS).
+// The bandwidth term alone: (N-1)*s*C/W (AR) or (N-1)*s*C/(2W) (RS, AG).
 double d_star_bandwidth(const Shape& shape, const Ceilings& c);
 // Critical intensity C/W (FLOPs per byte sent).
 double critical_intensity(const Ceilings& c);
 // Inter-chip arithmetic intensity at D: FLOPs per rank / bytes sent per rank
-// = D/((N-1)*s) for AllReduce, 2D/((N-1)*s) for ReduceScatter.
+// = D/((N-1)*s) for AllReduce, 2D/((N-1)*s) for ReduceScatter and AllGather.
 double intensity(const Shape& shape, double D);
 
 struct Point {
@@ -112,6 +144,6 @@ struct PresetComparison {
 PresetComparison compare_with_preset(const Shape& shape, const Ceilings& measured, const Ceilings& preset,
                                      const std::vector<double>& D_values);
 
-std::string to_string(Collective c);  // "all_reduce" / "reduce_scatter"
+std::string to_string(Collective c);  // "all_reduce" / "reduce_scatter" / "all_gather"
 
 }  // namespace shardroof::model

@@ -25,14 +25,39 @@ std::string seconds_text(double s) {
 }
 
 std::string collective_title(model::Collective c) {
-  return c == model::Collective::AllReduce ? "ring AllReduce" : "ring ReduceScatter";
+  switch (c) {
+    case model::Collective::AllReduce: return "ring AllReduce";
+    case model::Collective::ReduceScatter: return "ring ReduceScatter";
+    case model::Collective::AllGather: return "ring AllGather";
+  }
+  return "?";
 }
 
 // The conditioning as one clause.
-std::string conditioning_text(const model::Conditioning& c) {
+std::string conditioning_text(const model::Conditioning& c, const std::string& x) {
   const std::string moves = std::isfinite(c.sensitivity) ? fmt::format("{:.0f}%", 10 * c.sensitivity) : "without bound";
-  return fmt::format("slope of T_math k = {:.2f}: a 10% change of T_comm moves D* by about {}{}", c.slope, moves,
+  return fmt::format("slope of T_math k = {:.2f}: a 10% change of T_comm moves {}* by about {}{}", c.slope, x, moves,
                      c.ill_conditioned ? " (ILL-CONDITIONED: near the GEMM's floor)" : "");
+}
+
+// predict --sharding fsdp: the book's rule, and every link's crossover of both cases.
+void print_fsdp_rule(std::ostream& out, const PredictView& v) {
+  const auto& s = v.shape;
+  out << fmt::format("# the book's rule (fsdp): the step is compute-bound when the batch per rank exceeds\n"
+                     "#   B*/N = C*s*(N-1)/(2*N*W) + (N-1)*a*C/(2*D*F)\n"
+                     "# (T_math = 2*(B/N)*D*F/C against the ring AllGather's T_comm = (N-1)*a + (N-1)/N*D*F*s/W;\n"
+                     "# for bf16 (s = 2) and many ranks: B/N > C/W, the book's \"tokens per device\").\n"
+                     "# inputs: C = {} ({}), s = {:g}, N = {}, D = {:g}, F = {:g}; each link's W and a below\n",
+                     si(v.ceilings.flops_per_s, "FLOP/s"), v.datatype, s.bytes_per_elem, s.ranks, s.B, s.F);
+  out << fmt::format("# {:<22} {:>12} {:>10} {:>10} {:>16} {:>14} {:>22}\n", "link", "W (one way)", "a", "C/W",
+                     "B*/N bandwidth", "B*/N (all)", "D* contracting (AR)");
+  for (const auto& l : v.links)
+    out << fmt::format("  {:<22} {:>12} {:>10} {:>10.1f} {:>16.1f} {:>14.1f} {:>22.1f}\n", l.link,
+                       si(l.W_bytes_per_s, "B/s"), seconds_text(l.latency_s), l.critical_intensity,
+                       l.b_star_per_rank_bandwidth, l.b_star_per_rank, l.d_star_bandwidth);
+  out << "# B*/N: the batch per rank above which fsdp's step is compute-bound; D* contracting: the contracting\n"
+         "# dimension above which the contracting AllReduce's step is, (N-1)*s*C/W (B and F cancel). One rule each:\n"
+         "# gather the weights when B/N > B*/N; reduce the partial sums when D > D*.\n#\n";
 }
 
 
@@ -59,49 +84,60 @@ void print_predict_report(std::ostream& out, const PredictView& plan) {
                        si(c.flops_per_s, "FLOP/s"), plan.datatype, si(c.link_bytes_per_s, "B/s"),
                        seconds_text(c.latency_s), c.memory_bytes_per_s > 0 ? si(c.memory_bytes_per_s, "B/s") : "off",
                        c.reduce_s_per_elem > 0 ? fmt::format("{:.4g} s/elem", c.reduce_s_per_elem) : "0");
-    out << fmt::format("# shape      {} over N = {} ranks, B = {}, F = {}, s = {} bytes ({})\n",
-                       collective_title(s.collective), s.ranks, s.B, s.F, s.bytes_per_elem, plan.datatype);
+    const bool fsdp = s.sharding == model::Sharding::Fsdp;
+    const std::string x = model::swept_name(s.sharding), w = model::whole_name(s.sharding);
+    out << fmt::format("# shape      {} over N = {} ranks, {} = {}, F = {}, s = {} bytes ({}){}\n",
+                       collective_title(s.collective), s.ranks, w, s.B, s.F, s.bytes_per_elem, plan.datatype,
+                       fsdp ? "; the batch B split over the ranks, the D x F weight gathered (--sharding fsdp)" : "");
     out << "#\n";
+    if (fsdp) print_fsdp_rule(out, plan);
     const bool ar = s.collective == model::Collective::AllReduce;
     // One "label = value  (how)" line per result, labels aligned.
     auto line = [&](const std::string& label, const std::string& value) {
       out << fmt::format("{:<40} = {}\n", label, value);
     };
     line("critical intensity C/W", fmt::format("{:.1f} FLOPs/byte  (compute-bound iff {} > C/W)",
-                                              p.critical_intensity, ar ? "D/((N-1)*s)" : "2D/((N-1)*s)"));
+                                              p.critical_intensity, ar ? "D/((N-1)*s)" : "2" + x + "/((N-1)*s)"));
     if (p.memory_critical_intensity > 0)
       line("memory critical intensity C/M",
            fmt::format("{:.1f} FLOPs/byte  (the local GEMM's roof)", p.memory_critical_intensity));
-    line("D* (bandwidth term)", fmt::format("{:.1f}  ({})", p.d_star_bandwidth, ar ? "(N-1)*s*C/W" : "(N-1)*s*C/(2W)"));
-    line(fmt::format("D* (with latency, B={}, F={})", s.B, s.F),
+    line(x + "* (bandwidth term)", fmt::format("{:.1f}  ({})", p.d_star_bandwidth, ar ? "(N-1)*s*C/W" : "(N-1)*s*C/(2W)"));
+    line(fmt::format("{}* (with latency, {}={}, F={})", x, w, s.B, s.F),
          fmt::format("{:.1f}  (+ {})", p.d_star,
-                     ar ? "N(N-1)*a*C/(B*F) + (N-1)*g*C/2" : "N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2"));
+                     ar     ? "N(N-1)*a*C/(B*F) + (N-1)*g*C/2"
+                     : fsdp ? "N(N-1)*a*C/(2*D*F)"
+                            : "N(N-1)*a*C/(2*B*F) + (N-1)*g*C/2"));
+    if (fsdp)
+      line("B*/N per rank (the book's rule)",
+           fmt::format("{:.1f}  (C*s*(N-1)/(2*N*W) = {:.1f}, + (N-1)*a*C/(2*D*F) = {:.1f})", p.d_star / s.ranks,
+                       p.d_star_bandwidth / s.ranks, (p.d_star - p.d_star_bandwidth) / s.ranks));
     if (c.memory_bytes_per_s > 0)
-      line("D* (with the memory roof)",
+      line(x + "* (with the memory roof)",
            fmt::format("{:.1f}  (T_math = max(compute, bytes_local/M))", p.d_star_memory));
-    line("GEMM floor (a shard of one column)",
+    line(fsdp ? "GEMM floor (one row per rank)" : "GEMM floor (a shard of one column)",
          fmt::format("{}  ({}: {})", seconds_text(plan.floor.time_s), model::to_string(plan.floor.cause()),
                      plan.floor.cause() == model::Roof::Memory
-                         ? "writing the B x F partial sum at M"
-                         : fmt::format("the per-call overhead --overhead, above writing the partial sum at M ({})",
+                         ? (fsdp ? "reading the D x F weight at M" : "writing the B x F partial sum at M")
+                         : fmt::format("the per-call overhead --overhead, above {} at M ({})",
+                                       fsdp ? "reading the weight" : "writing the partial sum",
                                        seconds_text(plan.floor.memory_s))));
     switch (plan.roofline.kind) {
       case model::CrossoverKind::Crossing:
       case model::CrossoverKind::AboveRange:
-        line("D* (every roof: compute, memory, floor)",
+        line(x + "* (every roof: compute, memory, floor)",
              fmt::format("{:.1f}  on the {} roof; {}", plan.roofline.D, model::to_string(plan.roofline.roof),
-                         conditioning_text(plan.roofline.conditioning)));
+                         conditioning_text(plan.roofline.conditioning, x)));
         break;
       case model::CrossoverKind::BelowFloor:
-        line("D* (every roof: compute, memory, floor)",
+        line(x + "* (every roof: compute, memory, floor)",
              fmt::format("none: T_comm ({}) lies below the GEMM's floor ({}): communication never bounds this step",
                          seconds_text(p.t_comm), seconds_text(plan.roofline.floor_s)));
         break;
       case model::CrossoverKind::NoModel:
         break;
     }
-    line("T_comm", fmt::format("{}  (the same for every D)", seconds_text(p.t_comm)));
-    line("D for 90% of peak without overlap", fmt::format("{:.0f}  (9*D*)", 9 * p.d_star));
+    line("T_comm", fmt::format("{}  (the same for every {})", seconds_text(p.t_comm), x));
+    line(x + " for 90% of peak without overlap", fmt::format("{:.0f}  (9*{}*)", 9 * p.d_star, x));
     if (const auto& ov = plan.overlap) {
       const model::OverlapOutlook& o = ov->outlook;
       const std::string how = ov->choice.automatic ? "auto" : fmt::format("K = {}", ov->choice.chunks);
@@ -117,7 +153,7 @@ void print_predict_report(std::ostream& out, const PredictView& plan) {
                        D(o.D_target_overlap), o.chunks_at_D_target));
     }
     out << "#\n";
-    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>13} {:>11} {:>9} {:>9}", "D", "D/N", "T_math(us)",
+    out << fmt::format("# {:>10} {:>9} {:>12} {:>12} {:>13} {:>11} {:>9} {:>9}", x, x + "/N", "T_math(us)",
                        "T_comm(us)", "bound", "I(FLOP/B)", "peak%max", "peak%sum");
     if (plan.overlap) out << fmt::format(" {:>4} {:>12} {:>9}", "K", "T_ovlp(us)", "peak%ovlp");
     out << "\n";
@@ -135,9 +171,15 @@ void print_predict_report(std::ostream& out, const PredictView& plan) {
       }
       out << "\n";
     }
-    out << "# T_math = the largest of the GEMM's roofs: compute 2*B*(D/N)*F/C, memory s*(B*D/N + D/N*F + B*F)/M and\n"
-           "# the floor; bound: communication where T_comm > T_math, else the binding roof.\n";
-    out << "# D/N is the slowest rank's shard, ceil(D/N). peak%max: perfect overlap of compute and\n"
+    if (fsdp)
+      out << "# T_math = the largest of the GEMM's roofs: compute 2*(B/N)*D*F/C, memory s*(B/N*D + D*F + B/N*F)/M and\n"
+             "# the floor; bound: communication where T_comm > T_math, else the binding roof.\n"
+             "# B/N is each rank's rows of the batch. peak%max: perfect overlap of compute and\n";
+    else
+      out << "# T_math = the largest of the GEMM's roofs: compute 2*B*(D/N)*F/C, memory s*(B*D/N + D/N*F + B*F)/M and\n"
+             "# the floor; bound: communication where T_comm > T_math, else the binding roof.\n"
+             "# D/N is the slowest rank's shard, ceil(D/N). peak%max: perfect overlap of compute and\n";
+    out << 
            "# communication (T_step = max); peak%sum: none (T_step = T_math + T_comm). I = FLOPs per\n"
            "# byte sent per rank; the step is compute-bound iff I > C/W.\n";
     if (plan.overlap)
@@ -160,9 +202,28 @@ nlohmann::json predict_json(const PredictView& plan) {
                        {"bytes_per_elem", s.bytes_per_elem},
                        {"collective", model::to_string(s.collective)},
                        {"ranks", s.ranks},
-                       {"B", s.B},
+                       {"sharding", model::to_string(s.sharding)},
+                       // The table's values and the D_* fields are the swept dimension's.
+                       {"swept", model::swept_name(s.sharding)},
+                       {model::whole_name(s.sharding), s.B},
                        {"F", s.F},
                        {"overridden", plan.overridden}};
+    if (s.sharding == model::Sharding::Fsdp) {
+      nlohmann::json links = nlohmann::json::array();
+      for (const auto& l : plan.links)
+        links.push_back({{"link", l.link},
+                         {"W_bytes_per_s", l.W_bytes_per_s},
+                         {"latency_s", l.latency_s},
+                         {"critical_intensity", l.critical_intensity},
+                         {"B_star_per_rank_bandwidth", l.b_star_per_rank_bandwidth},
+                         {"B_star_per_rank", l.b_star_per_rank},
+                         {"D_star_contracting_bandwidth", l.d_star_bandwidth}});
+      doc["fsdp"] = {{"B_star_per_rank", p.d_star / s.ranks},
+                     {"B_star_per_rank_bandwidth", p.d_star_bandwidth / s.ranks},
+                     {"rule", "B*/N = C*s*(N-1)/(2*N*W) + (N-1)*a*C/(2*D*F); D* contracting (AllReduce) = "
+                              "(N-1)*s*C/W"},
+                     {"links", links}};
+    }
     if (plan.hw) {
       const auto& link = plan.hw->link(plan.link_name);
       doc["hardware"] = {{"name", plan.hw->name},

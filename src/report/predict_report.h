@@ -14,6 +14,7 @@
 #include "model/pipeline.h"
 #include "model/regimes.h"
 #include "model/roofline.h"
+#include "model/sharding_links.h"
 
 namespace shardroof {
 
@@ -43,6 +44,9 @@ struct PredictView {
     double t_no_overlap_at_d_star_s = 0;
   };
   std::optional<Overlap> overlap;
+  // predict --sharding fsdp: each link's crossovers, both cases side by
+  // side (every link of the preset, the table's first).
+  std::vector<model::LinkCrossovers> links;
 };
 
 // The overlap part of a view from the model (predict --overlap).

@@ -8,8 +8,9 @@ namespace shardroof {
 std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
                       const sweep::SweepPlan& plan) {
   const bool overlap = plan.overlap.enabled();
+  // The first column is the swept dimension: D, or with fsdp the batch B.
   std::string out =
-      "D,shard,iterations,t_math_median_s,t_math_min_s,t_math_max_s,t_comm_median_s,t_comm_min_s,t_comm_max_s,"
+      sweep::swept_name(plan) + ",shard,iterations,t_math_median_s,t_math_min_s,t_math_max_s,t_comm_median_s,t_comm_min_s,t_comm_max_s,"
       "t_step_median_s,t_step_min_s,t_step_max_s,flops_per_s,frac_peak,step_flops_per_s,intensity,bound,check,"
       "roof_fraction,t_compute_roof_s,t_memory_roof_s,t_floor_s";
   // With --overlap the columns after overlap_check describe the first K
@@ -19,6 +20,9 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
            "t_overlap_predicted_s,overlap_predicted_error,t_overlap_model_s,t_overlap_ideal_s,overlap_model_error,pipeline_efficiency,thinner_gemms_s,"
            "chunk_latency_s,link_model_s,collectives_alone_s,gemm_interference_s,comm_interference_s,hand_over_s,"
            "other_s";
+  if (plan.prefetch.enabled)
+    out += ",t_serial_median_s,t_prefetch_median_s,t_prefetch_min_s,t_prefetch_max_s,t_prefetch_predicted_s,"
+           "prefetch_predicted_error,prefetch_efficiency,prefetch_check";
   out += "\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const sweep::PointRecord& p = points[i];
@@ -55,6 +59,18 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
                            opt(r.stamped, r.gap.other));
       } else {
         out += ",,,,,,,,,,,,,,";
+      }
+    }
+    if (plan.prefetch.enabled) {
+      if (p.prefetch && d.prefetch) {
+        const auto& r = *p.prefetch;
+        const auto& e = d.prefetch->efficiency;
+        out += fmt::format(",{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{}", r.t_serial.median, r.t_prefetch.median,
+                           r.t_prefetch.min, r.t_prefetch.max, d.prefetch->model.t_predicted,
+                           d.prefetch->predicted_error, e.value ? fmt::format("{:.6g}", *e.value) : std::string(),
+                           sweep_text::check(r.check));
+      } else {
+        out += ",,,,,,,,";
       }
     }
     out += "\n";

@@ -57,38 +57,50 @@ nlohmann::json roof_crossover_json(const model::RoofCrossover& x) {
 }  // namespace
 
 nlohmann::json sweep_settings_json(const sweep::SweepPlan& plan, const SweepContext& ctx) {
-  return {{"B", plan.B},
-          {"F", plan.F},
-          {"D", plan.search ? nlohmann::json("auto") : nlohmann::json(plan.D)},
-          {"budget_s", plan.search ? nlohmann::json(plan.budget_s) : nlohmann::json(nullptr)},
-          {"min_span_s", plan.search ? nlohmann::json(plan.min_span_s) : nlohmann::json(nullptr)},
-          {"min_rounds", plan.search ? nlohmann::json(plan.min_rounds) : nlohmann::json(nullptr)},
-          {"datatype", coll::to_string(plan.type)},
-          {"bytes_per_element", coll::size_of(plan.type)},
-          {"collective", coll::to_string(plan.kind)},
-          {"impl", to_string(plan.impl)},
-          {"algorithm", ctx.collective},
-          {"backend", to_string(plan.backend)},
-          {"transport", to_string(plan.transport)},
-          {"backend_detail", ctx.backend},
-          {"threads", plan.threads},
-          {"arithmetic", ctx.arithmetic},
-          {"timed_gemm", ctx.timed_gemm},
-          {"warmup", plan.timing.warmup},
-          {"iters", plan.timing.iters},
-          {"check", plan.check},
-          {"seed", plan.seed},
-          {"redraw_buffers", plan.redraw_buffers},
-          {"segment_bytes", plan.ring.segment_bytes},
-          // One K as a number (1: none), a list, or "auto".
-          {"overlap", plan.overlap.automatic        ? nlohmann::json("auto")
-                      : plan.overlap.chunks.size() == 1 ? nlohmann::json(plan.overlap.chunks.front())
-                      : plan.overlap.chunks.empty()     ? nlohmann::json(1)
-                                                        : nlohmann::json(plan.overlap.chunks)},
-          {"overlap_auto_margin", model::kAutoMargin},
-          {"overlap_chunks", plan.overlap.graded ? "graded" : "even"},
-          {"overlap_wait", plan.overlap.sleeping_waits ? "sleep" : "mpi"},
-          {"sharding", "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
+  const nlohmann::json swept = plan.search ? nlohmann::json("auto") : nlohmann::json(plan.D);
+  const bool fsdp = plan.fsdp();
+  nlohmann::json j = {
+      {"sharding", model::to_string(plan.sharding)},
+      // The dimension the sweep varies: the points' "D" field holds its values.
+      {"swept", sweep::swept_name(plan)},
+      {"B", fsdp ? swept : nlohmann::json(plan.B)},
+      {"F", plan.F},
+      {"D", fsdp ? nlohmann::json(plan.fsdp_D) : swept},
+      {"budget_s", plan.search ? nlohmann::json(plan.budget_s) : nlohmann::json(nullptr)},
+      {"min_span_s", plan.search ? nlohmann::json(plan.min_span_s) : nlohmann::json(nullptr)},
+      {"min_rounds", plan.search ? nlohmann::json(plan.min_rounds) : nlohmann::json(nullptr)},
+      {"datatype", coll::to_string(plan.type)},
+      {"bytes_per_element", coll::size_of(plan.type)},
+      {"collective", coll::to_string(plan.kind)},
+      {"impl", to_string(plan.impl)},
+      {"algorithm", ctx.collective},
+      {"backend", to_string(plan.backend)},
+      {"transport", to_string(plan.transport)},
+      {"backend_detail", ctx.backend},
+      {"threads", plan.threads},
+      {"arithmetic", ctx.arithmetic},
+      {"timed_gemm", ctx.timed_gemm},
+      {"warmup", plan.timing.warmup},
+      {"iters", plan.timing.iters},
+      {"check", plan.check},
+      {"seed", plan.seed},
+      {"redraw_buffers", plan.redraw_buffers},
+      {"segment_bytes", plan.ring.segment_bytes},
+      // One K as a number (1: none), a list, or "auto"; with fsdp "prefetch" or 1.
+      {"overlap", plan.prefetch.enabled           ? nlohmann::json("prefetch")
+                  : plan.overlap.automatic        ? nlohmann::json("auto")
+                  : plan.overlap.chunks.size() == 1 ? nlohmann::json(plan.overlap.chunks.front())
+                  : plan.overlap.chunks.empty()     ? nlohmann::json(1)
+                                                    : nlohmann::json(plan.overlap.chunks)},
+      {"overlap_auto_margin", model::kAutoMargin},
+      {"overlap_chunks", plan.overlap.graded ? "graded" : "even"},
+      {"overlap_wait", plan.overlap.sleeping_waits ? "sleep" : "mpi"},
+      {"sharding_detail",
+       fsdp ? "the batch B split in equal contiguous blocks of rows (N divides B); each rank holds X[B/N, D] and "
+              "1/N of the weight W[D, F] (balanced blocks of its elements), gathered whole before the GEMM"
+            : "D split in balanced contiguous blocks; the first D % N ranks hold one more"}};
+  if (plan.prefetch.enabled) j["layers"] = plan.prefetch.layers;
+  return j;
 }
 
 namespace {
@@ -250,6 +262,27 @@ nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived
   }
   if (!p.overlap_runs.empty() || p.overlap_choice) j["overlap_runs"] = overlap_runs_json(p, d);
   if (p.concurrent) j["concurrent_step"] = {{"gemm_s", p.concurrent->gemm_s}, {"comm_s", p.concurrent->comm_s}};
+  if (p.prefetch) {
+    const sweep::PrefetchRun& r = *p.prefetch;
+    nlohmann::json pre = {{"layers", r.layers},
+                          {"t_serial_s", time_stats_json(r.t_serial)},
+                          {"t_prefetch_s", time_stats_json(r.t_prefetch)},
+                          {"gather_alone_s", r.gather_alone_s},
+                          {"gemm_alone_s", r.gemm_alone_s},
+                          {"check", check_json(r.check)}};
+    if (d.prefetch) {
+      pre["model"] = {{"t_predicted_s", d.prefetch->model.t_predicted},
+                      {"predicted_error", d.prefetch->predicted_error},
+                      {"t_ideal_s", d.prefetch->model.t_ideal},
+                      {"t_no_overlap_s", d.prefetch->model.t_no_overlap},
+                      {"formula",
+                       "gather_end(l) = max(gather_end(l-1), gemm_end(l-2)) + c_l; gemm_end(l) = max(gemm_end(l-1), "
+                       "gather_end(l)) + g_l; T = gemm_end(L)"}};
+      pre["efficiency"] = optional_json(d.prefetch->efficiency.value);
+      if (!d.prefetch->efficiency.value) pre["efficiency_undefined"] = d.prefetch->efficiency.undefined;
+    }
+    j["prefetch"] = std::move(pre);
+  }
   if (p.overlap_choice) {
     nlohmann::json candidates = nlohmann::json::array();
     for (const auto& c : p.overlap_choice->candidates)
@@ -306,6 +339,39 @@ nlohmann::json book_widths_json(const sweep::SweepAnalysis& a) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [input, ratio] : a.book_interval->widths) out.push_back({{"input", input}, {"high_over_low", ratio}});
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+// fsdp: the book's rule is stated per rank, B*/N = C s (N-1)/(2 N W) + (N-1) a C/(2 D F).
+nlohmann::json fsdp_per_rank_json(const sweep::SweepAnalysis& a) {
+  const double n = a.shape.ranks;
+  const auto per_rank = [&](const std::optional<double>& v) { return v ? nlohmann::json(*v / n) : nlohmann::json(nullptr); };
+  nlohmann::json ci = nullptr;
+  if (a.interval)
+    ci = interval_json(sweep::Interval{a.interval->low / n, a.interval->high / n});
+  nlohmann::json book = nullptr;
+  if (a.book_predicted && a.book.link_bytes_per_s > 0) {
+    const double C = a.book_predicted->C_at_D, W = a.book.link_bytes_per_s;
+    book = {{"B_per_rank", a.book_predicted->D / n},
+            {"bandwidth_term", C * a.shape.bytes_per_elem * (n - 1) / (2 * n * W)},
+            {"latency_term", (n - 1) * a.book.latency_s * C / (2 * a.shape.B * a.shape.F)},
+            {"C_flops_per_s", C},
+            {"C_peak_bandwidth_term", a.C_peak * a.shape.bytes_per_elem * (n - 1) / (2 * n * W)},
+            {"W_bytes_per_s", W},
+            {"alpha_s", a.book.latency_s},
+            {"s", a.shape.bytes_per_elem},
+            {"N", a.shape.ranks},
+            {"D", a.shape.B},
+            {"F", a.shape.F},
+            {"formula", "B*/N = C*s*(N-1)/(2*N*W) + (N-1)*alpha*C/(2*D*F), C the GEMM's rate at B*"}};
+  }
+  return {{"B_empirical", per_rank(a.empirical.D)},
+          {"B_empirical_ci", ci},
+          {"B_book", a.book_predicted ? nlohmann::json(a.book_predicted->D / n) : nlohmann::json(nullptr)},
+          {"book", book}};
 }
 
 }  // namespace
@@ -409,6 +475,10 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
        "per-point C; D_peak: the calibrated model with C_peak, = (N-1)*s*critical_intensity (AllReduce; half for "
        "ReduceScatter); D_roofs: the same with the memory roof M"}};
   if (!a.empirical.extend().empty()) j["extend"] = a.empirical.extend();
+  // The fields named D_* hold the swept dimension's values, which `swept` names.
+  j["sharding"] = model::to_string(a.shape.sharding);
+  j["swept"] = model::swept_name(a.shape.sharding);
+  if (a.shape.sharding == model::Sharding::Fsdp) j["per_rank"] = fsdp_per_rank_json(a);
   if (search.search) {
     nlohmann::json log = nlohmann::json::array();
     for (const auto& r : search.search->log())

@@ -76,6 +76,7 @@ class SweepConsoleReporter {
 
  private:
   std::ostream& out_;
+  std::string swept_ = "D";  // the swept dimension's name (header() sets it)
 };
 
 // The five-second summary line(s), also stored in the JSON: what the points

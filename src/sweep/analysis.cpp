@@ -376,19 +376,20 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
   return a;
 }
 
-PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const model::Ceilings& roofs,
+PointDerived derive_point(const SweepPlan& /*plan*/, const model::Shape& shape, const model::Ceilings& roofs,
                           const PointRecord& p, const model::GemmFloor& floor, double t_comm_model) {
   PointDerived d;
   const double peak = roofs.flops_per_s;
   d.frac_peak = peak > 0 ? p.flops_per_s / peak : 0;
   d.regime = model::classify(model::roofs_at(shape, roofs, floor, static_cast<double>(p.D)), p.t_math.median,
                              shape.ranks < 2 ? 0 : p.t_comm.median, t_comm_model);
-  const double flops = 2.0 * static_cast<double>(plan.B) * static_cast<double>(p.shard_max) *
-                       static_cast<double>(plan.F);
+  // The slowest rank's GEMM: whole x shard x F in either sharding (model::Shape).
+  const double flops = 2.0 * shape.B * static_cast<double>(p.shard_max) * shape.F;
   d.step_flops_per_s = p.t_step.median > 0 ? flops / p.t_step.median : 0;
   d.intensity = shape.ranks < 2 ? 0 : model::intensity(shape, static_cast<double>(p.D));
   d.compute_bound = p.t_math.median >= p.t_comm.median;
   d.overlap = overlap_efficiency(p);
+  if (p.prefetch) d.prefetch = analyze_prefetch(p);
   std::vector<std::pair<std::string, const TimeStats*>> measured = {
       {"t_math", &p.t_math}, {"t_comm", &p.t_comm}, {"t_step", &p.t_step}};
   if (p.t_overlap) measured.emplace_back("t_overlap", &*p.t_overlap);
@@ -399,6 +400,24 @@ PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, cons
     d.ranks.emplace_back(name, std::move(summaries));
   }
   return d;
+}
+
+PrefetchAnalysis analyze_prefetch(const PointRecord& p) {
+  PrefetchAnalysis a;
+  if (!p.prefetch) return a;
+  const PrefetchRun& r = *p.prefetch;
+  a.model = model::predict_prefetch(p.t_math.median, p.t_comm.median, r.gather_alone_s, r.gemm_alone_s);
+  const double measured = r.t_prefetch.median;
+  a.predicted_error = measured > 0 ? (a.model.t_predicted - measured) / measured : 0;
+  const double serial = r.t_serial.median;
+  const double hideable = serial - a.model.t_ideal;
+  if (!(hideable >= kMinHideableFraction * serial) || serial <= 0) {
+    a.efficiency.undefined = fmt::format(
+        "T_serial - the ideal pipeline is below {:g}% of T_serial: nothing measurable to hide", 100 * kMinHideableFraction);
+  } else {
+    a.efficiency.value = (serial - measured) / hideable;
+  }
+  return a;
 }
 
 OverlapEfficiency overlap_efficiency(const PointRecord& p) {

@@ -92,6 +92,19 @@ struct PointStraggler {
   Straggler straggler;
 };
 
+// --sharding fsdp --overlap prefetch at one point against the pipeline
+// model (model::predict_prefetch): its prediction from each layer's gather
+// and GEMM timed alone, its error against the measured T_prefetch, and the
+// share of what prefetching could hide at best that it hid,
+//   (T_serial - T_prefetch) / (T_serial - T_ideal)
+// (undefined where the denominator is below kMinHideableFraction of T_serial).
+struct PrefetchAnalysis {
+  model::PrefetchPrediction model;
+  double predicted_error = 0;  // (predicted - measured) / measured T_prefetch
+  OverlapEfficiency efficiency;
+};
+PrefetchAnalysis analyze_prefetch(const PointRecord& p);
+
 struct PointDerived {
   double frac_peak = 0;         // the GEMM's rate / C_peak (0 without C_peak)
   model::Regime regime;         // what bounds the point, and the fraction of that roof reached
@@ -101,6 +114,7 @@ struct PointDerived {
   OverlapEfficiency overlap;    // with --overlap
   // Each chunked step (PointRecord::overlap_runs, in order) against the pipeline model.
   std::vector<OverlapRunAnalysis> overlap_runs;
+  std::optional<PrefetchAnalysis> prefetch;  // with --overlap prefetch
   // Each rank's summary per measurement (t_math, t_comm, t_step and with
   // --overlap t_overlap; timing/stragglers.h), and the rank named in the
   // measurement where it stands out most, if any does.

@@ -134,8 +134,9 @@ std::optional<BookInterval> book_interval(const model::Shape& shape, const RunCe
     return quantile(one, 1 - tail) / quantile(one, tail);
   };
   if (probe) b.widths.emplace_back("the link: W and alpha (ring probe)", width(Link));
-  if (g_known) b.widths.emplace_back("the reduction g", width(Reduce));
-  b.widths.emplace_back("the GEMM's rate C(D)", width(Gemm));
+  // An AllGather reduces nothing: g is no input of its book.
+  if (g_known && shape.collective != model::Collective::AllGather) b.widths.emplace_back("the reduction g", width(Reduce));
+  b.widths.emplace_back("the GEMM's rate C(" + model::swept_name(shape.sharding) + ")", width(Gemm));
   std::stable_sort(b.widths.begin(), b.widths.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   return b;
 }

@@ -26,6 +26,22 @@ double product_tolerance(coll::DataType type, std::size_t k, int ranks) {
   return 0;
 }
 
+LocalCheck check_gathered_weight(const void* w, coll::DataType type, std::uint64_t seed, std::size_t D,
+                                 std::size_t F) {
+  LocalCheck out;
+  out.method = "exact";
+  for (std::size_t i = 0; i < D * F; ++i) {
+    const double want = operand_value(seed, Operand::Y, i / F, i % F);
+    const double got = element_value(w, type, i);
+    ++out.tested;
+    if (got != want) {
+      ++out.wrong;
+      out.worst_ratio = INFINITY;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // (Y v)[d] and (|Y| |v|)[d] for the columns f in [f0, f1).
@@ -50,6 +66,12 @@ void probe_y(std::uint64_t seed, std::size_t D, std::size_t f0, std::size_t f1, 
 LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t seed, std::size_t B,
                                std::size_t D, std::size_t F, std::size_t first, std::size_t count,
                                int ranks) {
+  return check_product_block(z, type, seed, seed, B, D, F, first, count, ranks);
+}
+
+LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t x_seed, std::uint64_t y_seed,
+                               std::size_t B, std::size_t D, std::size_t F, std::size_t first, std::size_t count,
+                               int ranks) {
   LocalCheck out;
   const std::size_t k = (D + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks);
   const double tol = product_tolerance(type, k, ranks);
@@ -70,13 +92,13 @@ LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t
     out.method = "full";
     std::vector<double> y(D * F);
     for (std::size_t d = 0; d < D; ++d)
-      for (std::size_t f = 0; f < F; ++f) y[d * F + f] = operand_value(seed, Operand::Y, d, f);
+      for (std::size_t f = 0; f < F; ++f) y[d * F + f] = operand_value(y_seed, Operand::Y, d, f);
     std::vector<double> x(D);
     std::size_t cached_row = static_cast<std::size_t>(-1);
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t b = (first + i) / F, f = (first + i) % F;
       if (b != cached_row) {
-        for (std::size_t d = 0; d < D; ++d) x[d] = operand_value(seed, Operand::X, b, d);
+        for (std::size_t d = 0; d < D; ++d) x[d] = operand_value(x_seed, Operand::X, b, d);
         cached_row = b;
       }
       double ref = 0, bound = 0;
@@ -91,7 +113,7 @@ LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t
 
   out.method = "freivalds";
   std::vector<double> v(F);
-  for (std::size_t f = 0; f < F; ++f) v[f] = operand_value(seed, Operand::Probe, 0, f) > 0 ? 1.0 : -1.0;
+  for (std::size_t f = 0; f < F; ++f) v[f] = operand_value(x_seed, Operand::Probe, 0, f) > 0 ? 1.0 : -1.0;
   std::vector<double> w_full, wabs_full, w_part, wabs_part;
   bool have_full = false;
   const std::size_t last = first + count;
@@ -101,10 +123,10 @@ LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t
     const std::vector<double>* w = &w_full;
     const std::vector<double>* wabs = &wabs_full;
     if (f0 == 0 && f1 == F) {
-      if (!have_full) probe_y(seed, D, 0, F, v, w_full, wabs_full);
+      if (!have_full) probe_y(y_seed, D, 0, F, v, w_full, wabs_full);
       have_full = true;
     } else {
-      probe_y(seed, D, f0, f1, v, w_part, wabs_part);
+      probe_y(y_seed, D, f0, f1, v, w_part, wabs_part);
       w = &w_part;
       wabs = &wabs_part;
     }
@@ -112,7 +134,7 @@ LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t
     for (std::size_t f = f0; f < f1; ++f) lhs += element_value(z, type, b * F + f - first) * v[f];
     double rhs = 0, bound = 0;
     for (std::size_t d = 0; d < D; ++d) {
-      const double x = operand_value(seed, Operand::X, b, d);
+      const double x = operand_value(x_seed, Operand::X, b, d);
       rhs += x * (*w)[d];
       bound += std::fabs(x) * (*wabs)[d];
     }

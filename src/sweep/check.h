@@ -31,6 +31,18 @@ LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t
                                std::size_t D, std::size_t F, std::size_t first, std::size_t count,
                                int ranks);
 
+// The same where Y was made with a seed of its own (`y_seed`; the fsdp
+// case's layers each have their weights).
+LocalCheck check_product_block(const void* z, coll::DataType type, std::uint64_t x_seed, std::uint64_t y_seed,
+                               std::size_t B, std::size_t D, std::size_t F, std::size_t first, std::size_t count,
+                               int ranks);
+
+// The whole D x F weight an AllGather left in `w` (host memory, `type`)
+// against the one made with `seed`: every element, exactly (the operands'
+// values are exact in every datatype, and a gather only moves them).
+LocalCheck check_gathered_weight(const void* w, coll::DataType type, std::uint64_t seed, std::size_t D,
+                                 std::size_t F);
+
 // Unit roundoff of the product in `type` for an inner length `k` summed
 // over `ranks` partial sums, relative to sum |x||y|.
 double product_tolerance(coll::DataType type, std::size_t k, int ranks);

@@ -51,6 +51,18 @@ void fill_y_shard(void* dst, coll::DataType type, std::uint64_t seed, std::size_
       store(dst, type, j * F + f, operand_value(seed, Operand::Y, shard.offset + j, f));
 }
 
+void fill_x_rows(void* dst, coll::DataType type, std::uint64_t seed, std::size_t D, std::size_t first,
+                 std::size_t rows) {
+  for (std::size_t b = 0; b < rows; ++b)
+    for (std::size_t d = 0; d < D; ++d) store(dst, type, b * D + d, operand_value(seed, Operand::X, first + b, d));
+}
+
+void fill_y_elements(void* dst, coll::DataType type, std::uint64_t seed, std::size_t F, std::size_t first,
+                     std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    store(dst, type, i, operand_value(seed, Operand::Y, (first + i) / F, (first + i) % F));
+}
+
 double element_value(const void* data, coll::DataType type, std::size_t i) {
   switch (type) {
     case coll::DataType::Float: return static_cast<const float*>(data)[i];

@@ -22,6 +22,14 @@ void fill_x_shard(void* dst, coll::DataType type, std::uint64_t seed, std::size_
 // Writes Y[shard, :] (shard.size x F, row-major) in `type` to `dst`.
 void fill_y_shard(void* dst, coll::DataType type, std::uint64_t seed, std::size_t F, Shard shard);
 
+// With --sharding fsdp: rows [first, first + rows) of X, all D columns
+// (rows x D, row-major), and elements [first, first + count) of the
+// row-major D x F weight Y (a rank's block of it, as the AllGather holds it).
+void fill_x_rows(void* dst, coll::DataType type, std::uint64_t seed, std::size_t D, std::size_t first,
+                 std::size_t rows);
+void fill_y_elements(void* dst, coll::DataType type, std::uint64_t seed, std::size_t F, std::size_t first,
+                     std::size_t count);
+
 // Element i of a host buffer of `type`, as a double.
 double element_value(const void* data, coll::DataType type, std::size_t i);
 

@@ -1,5 +1,7 @@
 #include "sweep/plan.h"
 
+#include <algorithm>
+
 #include "collectives/blocks.h"
 
 namespace shardroof::sweep {
@@ -21,13 +23,25 @@ Shard shard_of(std::size_t D, int ranks, int rank) {
 }
 
 model::Collective model_collective(coll::CollectiveKind kind) {
-  return kind == coll::CollectiveKind::ReduceScatter ? model::Collective::ReduceScatter
-                                                     : model::Collective::AllReduce;
+  switch (kind) {
+    case coll::CollectiveKind::ReduceScatter: return model::Collective::ReduceScatter;
+    case coll::CollectiveKind::AllGather: return model::Collective::AllGather;
+    default: return model::Collective::AllReduce;
+  }
+}
+
+std::string swept_name(const SweepPlan& plan) { return model::swept_name(plan.sharding); }
+
+std::size_t whole_rows(const SweepPlan& plan) { return plan.fsdp() ? plan.fsdp_D : plan.B; }
+
+std::uint64_t swept_grain(const SweepPlan& plan, int ranks) {
+  return plan.fsdp() ? static_cast<std::uint64_t>(std::max(ranks, 1)) : 1;
 }
 
 model::Shape model_shape(const SweepPlan& plan, int ranks) {
   model::Shape s;
-  s.B = static_cast<double>(plan.B);
+  s.sharding = plan.sharding;
+  s.B = static_cast<double>(whole_rows(plan));
   s.F = static_cast<double>(plan.F);
   s.ranks = ranks;
   s.bytes_per_elem = static_cast<double>(coll::size_of(plan.type));

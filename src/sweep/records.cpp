@@ -49,6 +49,18 @@ void merge_point(PointRecord& into, const PointRecord& more) {
   }
   if (more.overlap_choice) into.overlap_choice = more.overlap_choice;
   if (more.concurrent) into.concurrent = more.concurrent;
+  // The layers measured again join their steps; the per-layer times are
+  // the later measurement's, as the chunks' above.
+  if (more.prefetch && into.prefetch) {
+    PrefetchRun run = *more.prefetch;
+    run.t_serial = joined(into.prefetch->t_serial, more.prefetch->t_serial);
+    run.t_prefetch = joined(into.prefetch->t_prefetch, more.prefetch->t_prefetch);
+    run.check = into.prefetch->check;
+    combine(run.check, more.prefetch->check);
+    into.prefetch = std::move(run);
+  } else if (more.prefetch) {
+    into.prefetch = more.prefetch;
+  }
 }
 
 double rate_of(const GemmRate& g) {

@@ -70,6 +70,23 @@ struct OverlapChoiceRecord {
   int chosen = 1;
 };
 
+// sweep --sharding fsdp --overlap prefetch at one point: `layers` layers in a
+// row, each with its own weights, timed twice on the same buffers: each
+// layer's gather then its GEMM (serial), and each layer's gather during the
+// GEMM before (prefetch, two weight buffers); what the model needs (each
+// layer's gather and GEMM timed alone); the check of every layer's Z
+// after the prefetched step.
+struct PrefetchRun {
+  int layers = 0;
+  TimeStats t_serial;
+  TimeStats t_prefetch;
+  std::vector<double> gather_alone_s;
+  std::vector<double> gemm_alone_s;
+  PointCheck check;
+};
+
+// One point of the sweep: D is the swept value (the contracting dimension,
+// or with --sharding fsdp the whole batch B; sweep/plan.h).
 struct PointRecord {
   std::uint64_t D = 0;
   std::size_t shard_max = 0;  // ceil(D/N): the slowest rank's share
@@ -86,6 +103,7 @@ struct PointRecord {
   std::vector<OverlapRun> overlap_runs;
   std::optional<ConcurrentStep> concurrent;           // with --overlap
   std::optional<OverlapChoiceRecord> overlap_choice;  // with --overlap auto
+  std::optional<PrefetchRun> prefetch;                // with --sharding fsdp --overlap prefetch
 };
 
 // The link of the book's model, measured apart from the collective under

@@ -51,6 +51,7 @@ PointRecord SweepRunner::measure_point(std::uint64_t D, const TimingPlan& timing
 
 PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
                                  const ChunkEdit& edit_chunks) {
+  if (plan_.fsdp()) return measure_fsdp(D, timing, z_out);
   auto& mem = backend_.memory();
   const std::size_t es = coll::size_of(plan_.type);
   const std::size_t B = plan_.B, F = plan_.F, BF = B * F;
@@ -301,7 +302,7 @@ RunCeilings SweepRunner::measure_ceiling_round(const RunCeilings& first) {
   const TimingPlan t = round_timing(plan_.timing);
   const GemmRate& p = first.peak_gemm;
   out.peak_gemm = measure_gemm_rate(backend_, comm_, p.m, p.n, p.k, plan_.type, {std::min(t.warmup, 1), std::min(t.iters, 5)});
-  out.reduce = measure_reduce_rate(backend_, comm_, plan_.type, plan_.B * plan_.F, t);
+  out.reduce = measure_reduce_rate(backend_, comm_, plan_.type, whole_rows(plan_) * plan_.F, t);
   out.memory = measure_memory_bandwidth(backend_, comm_, first.memory.elements, {std::min(t.warmup, 1), std::min(t.iters, 5)});
   out.floor_gemm = floor_gemm(t);
   if (first.link.probe) out.link.probe = ring_probe(t);
@@ -309,6 +310,9 @@ RunCeilings SweepRunner::measure_ceiling_round(const RunCeilings& first) {
 }
 
 GemmRate SweepRunner::floor_gemm(const TimingPlan& timing) {
+  // A shard of one: one column of D (B x F x 1), or with fsdp one row of
+  // the batch on every rank (1 x F x D, reading the whole weight).
+  if (plan_.fsdp()) return measure_gemm_rate(backend_, comm_, 1, plan_.F, plan_.fsdp_D, plan_.type, timing);
   return measure_gemm_rate(backend_, comm_, plan_.B, plan_.F, 1, plan_.type, timing);
 }
 
@@ -319,7 +323,7 @@ GemmRate SweepRunner::call_gemm(const TimingPlan& timing) {
 GemmRate SweepRunner::peak_gemm() {
   // C_peak: a large local GEMM, square-ish in B and F with a deep inner
   // dimension, grown until one call is long enough to time.
-  return measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(plan_.B, 2048),
+  return measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(whole_rows(plan_), 2048),
                                 std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick_timing(plan_.timing));
 }
 
@@ -330,24 +334,27 @@ MemoryBandwidth SweepRunner::memory_bandwidth() {
 }
 
 ReduceRate SweepRunner::reduce_rate() {
-  return measure_reduce_rate(backend_, comm_, plan_.type, plan_.B * plan_.F, plan_.timing);
+  return measure_reduce_rate(backend_, comm_, plan_.type, whole_rows(plan_) * plan_.F, plan_.timing);
 }
 
 CollectiveTime SweepRunner::collective_at_S() {
   const std::size_t es = coll::size_of(plan_.type);
-  return time_collective(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type, plan_.B * plan_.F * es,
-                         collective_timing(plan_.timing));
+  return time_collective(setup_, comm_, plan_.kind, plan_.impl, plan_.ring, plan_.type,
+                         whole_rows(plan_) * plan_.F * es, collective_timing(plan_.timing));
 }
 
 std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
+  // Two levels are hier's, which gathers nothing: none with fsdp.
+  if (plan_.fsdp()) return std::nullopt;
   return link::measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
                                        plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
 }
 
 link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {
-  // The ring's step moves one block of the B x F partial sum.
+  // The ring's step moves one block of the B x F partial sum (of the D x F
+  // weight with fsdp).
   const std::size_t es = coll::size_of(plan_.type);
-  const std::uint64_t block = coll::BlockPartition(plan_.B * plan_.F, ranks_).max_size() * es;
+  const std::uint64_t block = coll::BlockPartition(whole_rows(plan_) * plan_.F, ranks_).max_size() * es;
   link::RingProbePlan probe{link::ring_probe_sizes(block, es), timing};
   // A ring step sends the block its reduction has just written: so does the
   // probe. Between two vCPUs on different L3 caches, bytes still dirty in
@@ -357,7 +364,39 @@ link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {
   return link::measure_ring_probe(setup_.transport(), setup_.memory(), comm_, probe);
 }
 
+namespace {
+
+void budget_fsdp_memory(SweepPlan& plan, int ranks, const NodeMemory& node) {
+  const std::uint64_t es = coll::size_of(plan.type);
+  const std::uint64_t n = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t DF = saturating_mul(plan.fsdp_D, plan.F);
+  const std::uint64_t L = plan.prefetch.enabled ? static_cast<std::uint64_t>(plan.prefetch.layers) : 0;
+  // The whole weight and T_comm at S's two buffers; with prefetch a second
+  // whole weight; the blocks (one, and L more), each at most D*F/N + 1.
+  const std::uint64_t whole = saturating_mul(saturating_mul(es, DF), plan.prefetch.enabled ? 4 : 3);
+  const std::uint64_t fixed =
+      saturating_add(whole, saturating_mul(saturating_mul(es, 1 + L), DF / n + 1));
+  // Per row of a rank's batch: a row of X (D) and of Z (F), and with prefetch L more rows of Z.
+  const std::uint64_t per_row = saturating_mul(es, saturating_add(plan.fsdp_D, saturating_mul(1 + L, plan.F)));
+  const std::string what = fmt::format("--D {} and --F {}{}", plan.fsdp_D, plan.F,
+                                       L ? fmt::format(" with --layers {}", L) : std::string());
+  if (plan.search) {
+    require_memory(node, saturating_add(fixed, per_row), what);
+    const std::optional<std::uint64_t> usable = usable_bytes_per_rank(node);
+    std::uint64_t rows = static_cast<std::uint64_t>(INT_MAX) / std::max<std::uint64_t>(plan.F, plan.fsdp_D);
+    if (usable) rows = std::min(rows, (*usable - fixed) / per_row);
+    if (rows < 1) throw_usage("{} leave no memory for a row of X and Z", what);
+    plan.D_max = rows * n;
+    return;
+  }
+  require_memory(node, saturating_add(fixed, saturating_mul(per_row, plan.D.back() / n)),
+                 fmt::format("--B {} with {}", plan.D.back(), what));
+}
+
+}  // namespace
+
 void budget_memory(SweepPlan& plan, int ranks, const NodeMemory& node) {
+  if (plan.fsdp()) return budget_fsdp_memory(plan, ranks, node);
   const std::uint64_t es = coll::size_of(plan.type);
   const std::uint64_t buffers = plan.overlap.enabled() && plan.backend == Backend::Cpu ? 8 : 6;
   const std::uint64_t fixed = saturating_mul(saturating_mul(buffers * es, plan.B), plan.F);

@@ -8,6 +8,8 @@
 //           computes (sweep/overlap.h)
 // After timing, the distributed Z left by the step is checked, and again
 // after the overlapped step, which starts from a poisoned Z.
+// With --sharding fsdp a point is one batch B instead (sweep/fsdp_step.cpp):
+// the AllGather of the weight and the GEMM of each rank's rows.
 #pragma once
 
 #include <mpi.h>
@@ -86,6 +88,11 @@ class SweepRunner {
   std::uint64_t measurements_ = 0;  // measurements so far: draws each one's spacer
   PointRecord measure(std::uint64_t D, const TimingPlan& timing, std::vector<std::byte>* z_out,
                       const ChunkEdit& edit_chunks);
+  // --sharding fsdp at the whole batch B: `z_out` receives this rank's B/N rows of Z.
+  PointRecord measure_fsdp(std::uint64_t B, const TimingPlan& timing, std::vector<std::byte>* z_out);
+  // --overlap prefetch at that point, on the rank's rows of X.
+  PrefetchRun measure_prefetch(std::uint64_t B, std::size_t rows, std::size_t first_row, const void* x,
+                               const TimingPlan& timing, Clock& clock);
   // What one point's measurements share: its buffers, the prepared GEMM and
   // collective, the clocks, and the steps as measure() runs them.
   struct PointContext {
@@ -139,7 +146,10 @@ class SweepRunner {
 // the buffers of T_comm at S (2 x 2*B*F), with --overlap on a CPU the second
 // partial sum and result of the interference measurement (2*B*F more);
 // refuse what cannot fit rather than die. --D auto stays below the
-// largest D that fits.
+// largest D that fits. With --sharding fsdp: the rows of X and Z, the
+// weight's block and the whole weight, T_comm at S's buffers (2 x D*F), and
+// with --overlap prefetch each layer's block and rows of Z and a second
+// whole weight; --B auto stays below the largest batch that fits.
 void budget_memory(SweepPlan& plan, int ranks, const NodeMemory& node);
 
 }  // namespace shardroof::sweep

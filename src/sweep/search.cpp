@@ -9,13 +9,18 @@ namespace shardroof::sweep {
 
 SearchPlan search_plan(const SweepPlan& plan, int ranks, const SweepAnalysis& analysis) {
   SearchPlan sp;
-  sp.D_max = plan.D_max;
-  sp.D_min = std::min<std::uint64_t>(static_cast<std::uint64_t>(ranks), plan.D_max);
+  sp.grain = swept_grain(plan, ranks);
+  sp.name = swept_name(plan);
+  sp.D_max = std::max(plan.D_max / sp.grain, std::uint64_t{1}) * sp.grain;
+  sp.D_min = std::min<std::uint64_t>(static_cast<std::uint64_t>(ranks), sp.D_max);
   const model::RoofCrossover& start = analysis.roofs_measured;
   const double guess = start.kind == model::CrossoverKind::BelowFloor ? static_cast<double>(sp.D_min)
                        : start.D > 0                                   ? start.D
                                                                        : analysis.D_peak.value_or(64);
-  sp.D_start = nearest_power_of_two(guess, sp.D_min, sp.D_max);
+  // A power of two times the grain: the x2 grid stays on multiples of it.
+  const double g = static_cast<double>(sp.grain);
+  sp.D_start = sp.grain * nearest_power_of_two(guess / g, std::max<std::uint64_t>(sp.D_min / sp.grain, 1),
+                                               sp.D_max / sp.grain);
   if (start.kind == model::CrossoverKind::BelowFloor) sp.D_start = sp.D_min;
   sp.timing = plan.timing;
   sp.budget_s = plan.budget_s;
@@ -68,11 +73,20 @@ double CrossoverSearch::estimate_s(const std::vector<PointRecord>& points, std::
   const double scale = static_cast<double>(D) / static_cast<double>(near->D);
   const double t_math = near->t_math.median * std::max(scale, 1.0);
   const double t_comm = near->t_comm.median;
-  // What each earlier measurement took beyond its timed iterations
-  // (allocation, operands, the check), per unit of D when D grows.
+  // What the earlier measurements nearest D on either side took beyond
+  // their timed iterations (allocation, operands, the check), per unit of D
+  // when D grows. Only the neighbours: part of that cost is fixed (with
+  // fsdp the whole weight is made and checked at every point), so a small
+  // D's scaled far up would overstate it.
+  std::uint64_t below = 0, above = 0;
+  for (const auto& r : log_) {
+    if (r.round || !point_at(points, static_cast<double>(r.D))) continue;
+    if (r.D <= D) below = std::max(below, r.D);
+    if (r.D >= D && (above == 0 || r.D < above)) above = r.D;
+  }
   double overhead = 0;
   for (const auto& r : log_) {
-    if (r.round) continue;  // a round's wall time holds two points and the ceilings
+    if (r.round || (r.D != below && r.D != above)) continue;  // a round's wall time holds two points and the ceilings
     const PointRecord* p = point_at(points, static_cast<double>(r.D));
     if (!p) continue;
     const double timed = (plan_.timing.warmup + r.iters) * iteration_s(p->t_math.median, p->t_comm.median);
@@ -86,8 +100,8 @@ SearchStep CrossoverSearch::measure_if_affordable(const std::vector<PointRecord>
   const double est = estimate_s(points, D, iters);
   if (elapsed_s + est > plan_.budget_s)
     return {SearchStop::Budget, D, 0, false, iters,
-            fmt::format("the budget: {} iterations at D = {} would take about {:.1f} s, {:.1f} s of {:g} s are left",
-                        iters, D, est, std::max(plan_.budget_s - elapsed_s, 0.0), plan_.budget_s)};
+            fmt::format("the budget: {} iterations at {} = {} would take about {:.1f} s, {:.1f} s of {:g} s are left",
+                        iters, plan_.name, D, est, std::max(plan_.budget_s - elapsed_s, 0.0), plan_.budget_s)};
   return {SearchStop::None, D, 0, false, iters, std::move(why)};
 }
 
@@ -140,11 +154,13 @@ SearchStep CrossoverSearch::round_or_stop(const std::vector<PointRecord>& points
                                          progress.span_s);
   if (floor && enough)
     return {SearchStop::NoCrossover, 0, 0, false, 0,
-            fmt::format("T_comm stayed below the GEMM's floor (a shard of one column, D = {}) over {}", D, spread)};
+            fmt::format("T_comm stayed below the GEMM's floor ({}, {} = {}) over {}",
+                        plan_.grain > 1 ? "one row of the batch per rank" : "a shard of one column", plan_.name, D,
+                        spread)};
   if (!floor && enough && narrow && !unstable)
     return {SearchStop::Converged, 0, 0, false, 0,
-            fmt::format("the {:g}% interval is within +-{:g}% of D* over {}, and the machine held one state",
-                        100 * kIntervalLevel, 100 * plan_.target, spread)};
+            fmt::format("the {:g}% interval is within +-{:g}% of {}* over {}, and the machine held one state",
+                        100 * kIntervalLevel, 100 * plan_.target, plan_.name, spread)};
   const double est = round_estimate_s(points, D, D2);
   if (elapsed_s + est > plan_.budget_s) {
     // What the rounds still lacked, for the summary.
@@ -155,7 +171,7 @@ SearchStep CrossoverSearch::round_or_stop(const std::vector<PointRecord>& points
       lacking.push_back(fmt::format("the rounds spread over {:.0f} s of the {:g} s asked", progress.span_s,
                                     plan_.min_span_s));
     if (!floor && !narrow)
-      lacking.push_back(fmt::format("the interval is wider than +-{:g}% of D*", 100 * plan_.target));
+      lacking.push_back(fmt::format("the interval is wider than +-{:g}% of {}*", 100 * plan_.target, plan_.name));
     if (unstable) lacking.push_back("the machine changed state during the run");
     std::string why = fmt::format("the budget: a round would take about {:.1f} s, {:.1f} s of {:g} s are left", est,
                                   std::max(plan_.budget_s - elapsed_s, 0.0), plan_.budget_s);
@@ -172,7 +188,8 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
                                  double elapsed_s) const {
   const int base = plan_.timing.iters;
   if (points.empty())
-    return measure_if_affordable(points, elapsed_s, plan_.D_start, base, "bracket: start near the predicted D*");
+    return measure_if_affordable(points, elapsed_s, plan_.D_start, base,
+                                 fmt::format("bracket: start near the predicted {}*", plan_.name));
   const EmpiricalCrossover& e = analysis.empirical;
   const std::uint64_t lowest = points.front().D, highest = points.back().D;
   switch (e.kind) {
@@ -183,7 +200,8 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
       // between the two points: it counts only once they are as close as
       // the target.
       if (c.D_above / c.D_below > (1 + plan_.target) / (1 - plan_.target)) {
-        const auto mid = static_cast<std::uint64_t>(std::llround(std::sqrt(c.D_below * c.D_above)));
+        const double g = static_cast<double>(plan_.grain);
+        const auto mid = plan_.grain * static_cast<std::uint64_t>(std::llround(std::sqrt(c.D_below * c.D_above) / g));
         if (static_cast<double>(mid) > c.D_below && static_cast<double>(mid) < c.D_above)
           return measure_if_affordable(points, elapsed_s, mid, base, "bisect");
       }
@@ -193,8 +211,8 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
     case CrossingKind::AboveRange: {
       if (highest >= plan_.D_max)
         return {SearchStop::RangeEnd, 0, 0, false, 0,
-                fmt::format("every point is communication-bound up to D = {}, the most that fits in memory",
-                            highest)};
+                fmt::format("every point is communication-bound up to {} = {}, the most that fits in memory",
+                            plan_.name, highest)};
       return measure_if_affordable(points, elapsed_s, std::min(2 * highest, plan_.D_max), base,
                                    "bracket: every point so far is communication-bound");
     }
@@ -202,7 +220,7 @@ SearchStep CrossoverSearch::next(const std::vector<PointRecord>& points, const S
       // A shard of one column is the GEMM's floor: no smaller D computes less.
       if (points.front().shard_max <= 1 || lowest <= plan_.D_min)
         return round_or_stop(points, analysis, elapsed_s, lowest, 0, true);
-      return measure_if_affordable(points, elapsed_s, std::max(lowest / 2, plan_.D_min), base,
+      return measure_if_affordable(points, elapsed_s, std::max(lowest / 2 / plan_.grain * plan_.grain, plan_.D_min), base,
                                    "bracket: every point so far is compute-bound");
     }
     case CrossingKind::OnlyDownward: {

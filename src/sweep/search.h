@@ -43,8 +43,12 @@ namespace shardroof::sweep {
 // Measurements (rounds) of each bracketing point before its interval is trusted.
 inline constexpr std::size_t kMinRounds = 5;
 
+// (With --sharding fsdp the search runs the same way over the whole batch
+// B, every value a multiple of the ranks: `grain`.)
 struct SearchPlan {
   std::uint64_t D_start = 64;
+  std::uint64_t grain = 1;       // every value measured is a multiple of it (N with fsdp)
+  std::string name = "D";        // the swept dimension, for the reasons given
   std::uint64_t D_min = 1;       // the number of ranks: every smaller D holds the same shard of one column
   std::uint64_t D_max = 1;       // the largest D that fits in memory
   TimingPlan timing;             // of each measurement at a D

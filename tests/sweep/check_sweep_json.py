@@ -14,7 +14,14 @@ is below 1% of T_step), each K's pipeline model (the ideal from the
 unchunked times, the parts of model - ideal and of measured - model adding
 up, the efficiency against the ideal), auto's choice (the fewest chunks
 within the margin of the best prediction) and the step-efficiency outlook;
-with --D auto the search record, and the CSV has one row per point."""
+with --D auto the search record, and the CSV has one row per point.
+A record of `sweep --sharding fsdp` is checked the same way over its swept
+dimension, the whole batch B (settings.swept; the points' "D" field holds
+it, every value a multiple of N): the GEMM is (B/N) x D x F with D and F
+whole, the exchange a ring AllGather of the D x F weight (no reduction
+term), B*/N per rank beside B*; with --overlap prefetch each point's
+layers: the check, the two-buffer pipeline's prediction from each layer's
+gather and GEMM, its error and the efficiency against the ideal."""
 import csv
 import json
 import math
@@ -38,9 +45,61 @@ def overlap_efficiency(p):
     return (step - p["t_overlap_s"]["median"]) / hideable
 
 
+def fsdp(st):
+    return st.get("sharding") == "fsdp"
+
+
+def whole(st):
+    """The dimension every rank holds whole beside F: B, or D with fsdp."""
+    return st["D"] if fsdp(st) else st["B"]
+
+
+def prefetch_time(gather, gemm):
+    """The two-buffer prefetch (model/pipeline.h)."""
+    gather_end = gemm_end = gemm_before = 0.0
+    for c, g in zip(gather, gemm):
+        gather_end = max(gather_end, gemm_before) + c
+        gemm_before = gemm_end
+        gemm_end = max(gemm_end, gather_end) + g
+    return gemm_end
+
+
+def check_prefetch(p, st):
+    pre = p.get("prefetch")
+    if st.get("overlap") != "prefetch":
+        if pre is not None:
+            fail(f"B={p['D']}: prefetch without --overlap prefetch")
+        return
+    if pre is None:
+        fail(f"B={p['D']}: --overlap prefetch but the point lacks prefetch")
+    L = pre["layers"]
+    if L != st["layers"] or len(pre["gather_alone_s"]) != L or len(pre["gemm_alone_s"]) != L:
+        fail(f"B={p['D']}: prefetch layers {L}, settings {st['layers']}, per-layer times of another length")
+    if pre["check"]["passed"] is not True:
+        fail(f"B={p['D']}: the prefetched layers' check did not pass")
+    m = pre["model"]
+    tm, tc = p["t_math_s"]["median"], p["t_comm_s"]["median"]
+    if not close(m["t_predicted_s"], prefetch_time(pre["gather_alone_s"], pre["gemm_alone_s"]), 1e-9):
+        fail(f"B={p['D']}: t_predicted_s is not the two-buffer pipeline of the layers' times")
+    if not close(m["t_ideal_s"], L * max(tm, tc) + min(tm, tc), 1e-9) or not close(m["t_no_overlap_s"], L * (tm + tc), 1e-9):
+        fail(f"B={p['D']}: t_ideal_s or t_no_overlap_s")
+    measured = pre["t_prefetch_s"]["median"]
+    if not close(m["predicted_error"], (m["t_predicted_s"] - measured) / measured, 1e-9):
+        fail(f"B={p['D']}: predicted_error")
+    serial = pre["t_serial_s"]["median"]
+    hideable = serial - m["t_ideal_s"]
+    e = pre["efficiency"]
+    if (hideable >= 0.01 * serial) != (e is not None):
+        fail(f"B={p['D']}: prefetch efficiency {e} where the hideable time is {hideable}")
+    if e is not None and not close(e, (serial - measured) / hideable, 1e-9):
+        fail(f"B={p['D']}: prefetch efficiency {e}")
+
+
 def overlap_ks(st):
     """--overlap as the record states it: "auto", or the list of K > 1 timed."""
     k = st.get("overlap", 1)
+    if k == "prefetch":
+        return []
     if k == "auto":
         return "auto"
     ks = k if isinstance(k, list) else [k]
@@ -152,7 +211,10 @@ def check_outlook(doc, st, n):
 def check_overlap(p, k, st=None, n=2):
     # auto may choose no chunks at a point: then it has no chunked step.
     if k == 1 or (st is not None and overlap_ks(st) == "auto" and not p.get("overlap_runs")):
-        for key in ("t_overlap_s", "overlap_efficiency", "overlap_check"):
+        # fsdp's prefetch puts its layers' check in overlap_check.
+        keys = ("t_overlap_s", "overlap_efficiency") if st and st.get("overlap") == "prefetch" else \
+            ("t_overlap_s", "overlap_efficiency", "overlap_check")
+        for key in keys:
             if key in p:
                 fail(f"D={p['D']}: {key} without --overlap")
         return
@@ -218,8 +280,9 @@ def check_regime(p, n, doc):
     ce = doc["ceilings"]
     st = doc["settings"]
     shard = max(math.ceil(p["D"] / n), 1)
-    want_c = 2 * st["B"] * shard * st["F"] / ce["C_flops_per_s"]
-    want_m = st["bytes_per_element"] * (st["B"] * shard + shard * st["F"] + st["B"] * st["F"]) / ce["M_bytes_per_s"]
+    W = whole(st)
+    want_c = 2 * W * shard * st["F"] / ce["C_flops_per_s"]
+    want_m = st["bytes_per_element"] * (W * shard + shard * st["F"] + W * st["F"]) / ce["M_bytes_per_s"]
     if not (close(c, want_c, 1e-9) and close(m, want_m, 1e-9) and close(fl, ce["floor"]["time_s"], 1e-9)):
         fail(f"D={p['D']}: roofs {roofs} are not C_peak's {want_c}, M's {want_m} and the floor's")
 
@@ -227,7 +290,7 @@ def check_regime(p, n, doc):
 def roofline_crossover(doc, n, t_comm):
     """The roof model's crossing, solved again (model/regimes.h)."""
     ce, st = doc["ceilings"], doc["settings"]
-    B, F, s = st["B"], st["F"], st["bytes_per_element"]
+    B, F, s = whole(st), st["F"], st["bytes_per_element"]
     C, M, fl = ce["C_flops_per_s"], ce["M_bytes_per_s"], ce["floor"]["time_s"]
     floor = max(fl, 2 * B * F / C, s * (B + F + B * F) / M)
     if t_comm <= floor:
@@ -284,7 +347,12 @@ def main():
         if not isinstance(ce.get(key), (int, float)):
             fail(f"ceilings.{key} missing or not a number")
     pts = doc["points"]
-    auto = st["D"] == "auto"
+    # The swept values: D, or the whole batch B with fsdp.
+    xname = st.get("swept", "D")
+    if xname != ("B" if fsdp(st) else "D"):
+        fail(f"settings.swept {xname} for sharding {st.get('sharding')}")
+    swept = st[xname]
+    auto = swept == "auto"
     if auto:
         search = doc["crossover"].get("search")
         if not search or not search.get("measurements"):
@@ -299,8 +367,10 @@ def main():
             n_iters = sum(m["iterations"] for m in search["measurements"] if p["D"] in (m["D"], m.get("D2")))
             if p["iterations"] != n_iters:
                 fail(f"D={p['D']}: {p['iterations']} iterations, the search ran {n_iters}")
-    elif len(pts) != len(st["D"]):
-        fail(f"{len(pts)} points for {len(st['D'])} values of D")
+    elif len(pts) != len(swept):
+        fail(f"{len(pts)} points for {len(swept)} values of {xname}")
+    if fsdp(st) and any(p["D"] % n for p in pts):
+        fail(f"a batch that does not split over {n} ranks: {[p['D'] for p in pts]}")
     if [p["D"] for p in pts] != sorted({p["D"] for p in pts}):
         fail("points are not in ascending, distinct D")
     for p in pts:
@@ -315,13 +385,14 @@ def main():
         if p["check"]["passed"] is not True:
             fail(f"D={p['D']}: check did not pass: {p['check']}")
         shard = math.ceil(p["D"] / n)
-        flops = 2 * st["B"] * shard * st["F"] / p["t_math_s"]["median"]
+        flops = 2 * whole(st) * shard * st["F"] / p["t_math_s"]["median"]
         if not close(flops, p["flops_per_s"], 1e-9):
             fail(f"D={p['D']}: flops_per_s {p['flops_per_s']} != {flops}")
         ks = overlap_ks(st)
         check_overlap(p, 1 if ks == [] else ks, st, n)
         if ks:
             check_overlap_runs(p, st, n)
+        check_prefetch(p, st)
         check_ranks(p, n)
         s_bytes = st["bytes_per_element"]
         factor = 1 if st["collective"] == "all_reduce" else 2
@@ -386,8 +457,19 @@ def main():
         check_stability(doc, cr)
     if len(cr["crossings"]) != cr["sign_changes"]:
         fail("sign_changes does not count the crossings")
-    s_bytes, B, F = st["bytes_per_element"], st["B"], st["F"]
+    s_bytes, B, F = st["bytes_per_element"], whole(st), st["F"]
     ar = st["collective"] == "all_reduce"
+    gathers = st["collective"] == "all_gather"
+    if fsdp(st) != gathers:
+        fail(f"sharding {st.get('sharding')} with collective {st['collective']}")
+    if cr.get("swept") != xname or cr.get("sharding", "contracting") != st.get("sharding", "contracting"):
+        fail(f"crossover.swept {cr.get('swept')} or sharding {cr.get('sharding')} disagree with the settings")
+    if gathers:
+        per = cr.get("per_rank") or {}
+        for key in ("B_empirical", "B_book"):
+            full = cr[key.replace("B_", "D_")]
+            if (full is None) != (per.get(key) is None) or (full is not None and not close(per[key], full / n, 1e-9)):
+                fail(f"crossover.per_rank.{key} {per.get(key)} is not {xname}*/N")
     if n > 1:
         # Calibrated: W_eff from T_comm at S with everything in the bandwidth term.
         factor = (2 if ar else 1) * (n - 1) / n
@@ -402,7 +484,8 @@ def main():
             fail(f"D_peak {cr['D_peak']} != (N-1)*s*C_peak/W_eff {d_peak}")
         # Book: T_comm and D* from the link's W, alpha and g (docs/model.md).
         C, W, a = ce["C_flops_per_s"], ce["W_bytes_per_s"], ce["alpha_s"]
-        g = ce.get("g_s_per_element", 0.0)
+        # A gather reduces nothing: no g term.
+        g = 0.0 if gathers else ce.get("g_s_per_element", 0.0)
         hops = 2 * (n - 1) if ar else n - 1
         # No W when the ring probe's times did not grow with the size (noise on a fast link).
         t_book = hops * a + (hops / n * B * F * s_bytes / W if W > 0 else 0) + (n - 1) / n * B * F * g
@@ -456,8 +539,11 @@ def main():
         if len(rows) != len(pts):
             fail(f"CSV has {len(rows)} rows for {len(pts)} points")
         for row, p in zip(rows, pts):
-            if int(row["D"]) != p["D"] or row["bound"] != p["bound"]:
-                fail(f"CSV row {row['D']} disagrees with the JSON")
+            if int(row[xname]) != p["D"] or row["bound"] != p["bound"]:
+                fail(f"CSV row {row[xname]} disagrees with the JSON")
+            if st.get("overlap") == "prefetch" and \
+                    not close(float(row["t_prefetch_median_s"]), p["prefetch"]["t_prefetch_s"]["median"], 1e-6):
+                fail(f"CSV row {row[xname]}: t_prefetch_median_s disagrees with the JSON")
             if overlap_ks(st) and row["t_overlap_median_s"] == "":
                 if p.get("t_overlap_s") is not None:
                     fail(f"CSV row {row['D']}: no t_overlap_median_s where the JSON has one")
@@ -479,7 +565,8 @@ def main():
         fail("--overlap but the summary does not speak of it")
     if ks:
         check_outlook(doc, st, n)
-    print(f"check_sweep_json: ok ({len(pts)} points, D_empirical = {cr['D_empirical']} {cr['D_empirical_ci']}, "
+    print(f"check_sweep_json: ok ({st.get('sharding', 'contracting')}, {len(pts)} points, {xname}_empirical = "
+          f"{cr['D_empirical']} {cr['D_empirical_ci']}, "
           f"D_predicted = {cr['D_predicted']}, D_book = {cr['D_book']}"
           + (f", overlap in {k} chunks" if ks else "") + ")")
 
