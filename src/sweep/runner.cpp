@@ -52,7 +52,9 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   auto y = mem.allocate(shard.size * F * es + 1);
   auto partial = mem.allocate(BF * es + 1);
   auto z = mem.allocate(out_count * es + 1);
-  {
+  // A backend that computes nothing (simulated, its time injected) reads
+  // no operands: making them would only cost the simulation's real time.
+  if (backend_.computes_values()) {
     std::vector<std::byte> host(std::max(B, F) * shard.size * es + 1);
     fill_x_shard(host.data(), plan_.type, plan_.seed, B, shard);
     mem.copy(x->data(), host.data(), B * shard.size * es);
