@@ -11,10 +11,13 @@
 // the threshold and turns checking off together, and says so.
 //
 // Copies and reductions do the real work (so a run with private buffers
-// checks its results), and where the platform injects the cost of local
-// work (simulated_host.h) they charge the time the preset's memory takes to
-// move their bytes: a copy reads and writes each byte, a reduction reads
-// two operands and writes one.
+// checks its results). Where the platform injects the cost of local work
+// (simulated_host.h) a reduction charges the time the preset's memory takes
+// to move its bytes (two operands read, one written); a copy charges
+// nothing, as the cost model's c = 0 for a preset. A charge is a simulated
+// execution, which lets the other ranks run: a copy that charged would let
+// every rank hold the private staging buffer it copies from at once (the
+// sweep's ceilings stage each operand on the host: 16 GB on 1,024 ranks).
 //
 // Segments: the largest automatic segment is this machine's (a quarter of
 // its L2 cache, as host_memory.cpp has it) unless the platform says what
@@ -53,7 +56,6 @@ std::unique_ptr<Allocation> HostMemoryOps::allocate(std::size_t bytes) {
 
 void HostMemoryOps::copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes > 0 && dst != src) std::memmove(dst, src, bytes);
-  charge_memory_traffic(2.0 * static_cast<double>(bytes));
 }
 
 std::size_t HostMemoryOps::max_segment_bytes() const {

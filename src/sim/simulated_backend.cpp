@@ -68,7 +68,7 @@ class SimulatedBackend final : public ComputeBackend {
   std::string describe() const override {
     if (c_.injected)
       return fmt::format("{}, simulated: nothing computed, the time of each GEMM injected from preset {} "
-                         "(max(2mnk/C, operand bytes/M), M = {:.4g} B/s), copies and reductions charged at M",
+                         "(max(2mnk/C, operand bytes/M), M = {:.4g} B/s), reductions charged at M, copies free",
                          inner_->describe(), c_.preset, c_.memory_bytes_per_s);
     return fmt::format("{}, simulated: computation benchmarked on this machine, scaled by smpi/host-speed {:.4g} "
                        "FLOP/s over the simulated host's {:.4g} FLOP/s (x{:.3g})",

@@ -10,8 +10,8 @@
 //  - injected: nothing is computed. A GEMM charges max(2mnk/C, (mk + kn +
 //    mn) s/M) seconds from the preset's C for its datatype and memory
 //    bandwidth M, as `predict` models T_math (no per-call overhead); the
-//    STREAM kernels charge their bytes at M; copies and reductions of the
-//    collectives charge theirs (collectives/host_memory_smpi.cpp). SMPI
+//    STREAM kernels charge their bytes at M; the collectives' reductions
+//    charge theirs, their copies nothing (collectives/host_memory_smpi.cpp). SMPI
 //    charges nothing for the time the program really takes
 //    (smpi/simulate-computation:no), so the simulated times do not depend
 //    on this machine or its load. No product exists to check.

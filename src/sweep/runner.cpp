@@ -8,6 +8,7 @@
 #include "collectives/trace.h"
 #include "sweep/operands.h"
 #include "sweep/overlap_model.h"
+#include "sweep/sample_floors.h"
 #include "trace/clock_sync.h"
 #include "sweep/two_level_probe.h"
 #include "util/mpi_session.h"
@@ -393,13 +394,16 @@ OverlapChoiceRecord SweepRunner::choose_chunks_at(std::size_t B, std::size_t F, 
 namespace {
 // Fewer iterations than a point: these are long and stable.
 TimingPlan quick_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
-// The calibration's T_comm(S): at least 20 iterations, since every
-// prediction scales with it (the points add theirs).
-TimingPlan collective_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 20)}; }
-// The ring probe: at least 50, since W comes from the difference of times
-// at sizes only 4x apart; a disturbance through 20 iterations of a
-// shared-memory exchange once moved those medians by 1.8x and W by half.
-TimingPlan probe_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 50)}; }
+// The calibration's T_comm(S) and the ring probe: at least the floors of
+// sweep/sample_floors.h (20 and 50 iterations on a real machine).
+TimingPlan collective_timing(const TimingPlan& t) {
+  const SampleFloors f = sample_floors();
+  return {std::max(t.warmup, f.warmup), std::max(t.iters, f.collective_iters)};
+}
+TimingPlan probe_timing(const TimingPlan& t) {
+  const SampleFloors f = sample_floors();
+  return {std::max(t.warmup, f.warmup), std::max(t.iters, f.probe_iters)};
+}
 // A round's share: every round adds its samples to the earlier rounds'.
 TimingPlan round_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
 }  // namespace
