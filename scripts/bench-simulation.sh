@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Our collectives and sweep on simulated clusters of a hardware preset
+# (scripts/simulate.sh: SimGrid's SMPI running the simulated build), beside
+# the cost model (src/model/collective_cost.*) and the two-level model
+# (src/model/two_level.*) of the same links (docs/simulation.md).
+#
+#   scripts/bench-simulation.sh [--ranks "16 64 256 1024"] [--hw h100] [--sizes "256K 16M"]
+#        [--collectives "all_reduce reduce_scatter"] [--impls "ring pairwise direct hier"]
+#        [--sweep-ranks "16 64 256 1024"] [--no-sweep] [--out DIR]
+#        [--smpi-bin build-smpi/src/shardroof] [--bin build/src/shardroof]
+#
+# Per rank count N (nodes of 8 ranks, a NIC per rank, a fat tree of
+# leaf switches of 16 nodes), compute injected from the preset:
+#  - coll, checked: every implementation and collective at 4 KiB with
+#    private buffers and --check 1: every result must be exact (blocking);
+#    from 1,024 ranks the timed run at the first size is the checked one;
+#  - coll, timed: at --sizes, out of place and in place, one iteration (the
+#    simulation is deterministic: injected compute, no noise), buffers
+#    shared between ranks from 128 ranks (not checked; the checked run
+#    ran the same code on the same platform); the cost model is coll's
+#    own model column (--hw PRESET --link INTER: ring, pairwise and direct
+#    on the link between nodes, hier on both levels; g = 0), the two-level
+#    model is `predict --nodes M --ranks-per-node 8` (ring and hier);
+#  - sweep --impl ring and hier (ring up to 256 ranks) at D*/2, D*, 2 D* of
+#    the two-level prediction, B = F = 1024 float, beside `predict`'s D*.
+# direct is left out from 1,024 ranks (its N-1 messages per rank at once,
+# a million flows: it is meant for a few ranks and KiB).
+#
+# The tables: $out/coll-table.txt and $out/sweep-table.txt (also printed).
+# Exit status: 0 every run finished and every checked result was exact, 1
+# otherwise. Nothing here judges the times.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+ranks_list="16 64 256 1024"
+sweep_ranks=""
+hw=h100
+sizes="256K 16M"
+collectives="all_reduce reduce_scatter"
+impls="ring pairwise direct hier"
+do_sweep=1
+out=""
+smpi_bin="$repo/build-smpi/src/shardroof"
+bin="$repo/build/src/shardroof"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ranks) ranks_list="$2"; shift 2 ;;
+    --sweep-ranks) sweep_ranks="$2"; shift 2 ;;
+    --hw) hw="$2"; shift 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --collectives) collectives="$2"; shift 2 ;;
+    --impls) impls="$2"; shift 2 ;;
+    --no-sweep) do_sweep=0; shift ;;
+    --out) out="$2"; shift 2 ;;
+    --smpi-bin) smpi_bin="$2"; shift 2 ;;
+    --bin) bin="$2"; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "unknown argument: $1" >&2; usage ;;
+  esac
+done
+sweep_ranks="${sweep_ranks:-$ranks_list}"
+out="${out:-$(mktemp -d /tmp/shardroof-bench-simulation.XXXXXX)}"
+mkdir -p "$out"
+# `predict` runs in the ordinary build; without one, in the simulated build
+# on one simulated rank.
+if [[ -x "$bin" ]]; then
+  predict() { "$bin" predict "$@"; }
+else
+  predict() { "$repo/scripts/simulate.sh" --bin "$smpi_bin" --ranks 1 --ranks-per-node 1 --hw "$hw" -- predict "$@" |
+    grep -v '^# simulat'; }
+fi
+read -r inter_link memory < <("$(command -v python3)" - "$repo" "$hw" <<'PY'
+import sys, os, tomllib
+repo, hw = sys.argv[1], sys.argv[2]
+path = hw if os.path.exists(hw) else os.path.join(repo, "configs", "hardware", hw + ".toml")
+p = tomllib.load(open(path, "rb"))
+links = p["links"]
+others = [(l["bytes_per_s"], k) for k, l in links.items() if k != p["default_link"]]
+print(min(others)[1] if others else p["default_link"], p.get("memory", {}).get("bytes_per_s", 0))
+PY
+)
+sim() { "$repo/scripts/simulate.sh" --bin "$smpi_bin" --hw "$hw" "$@"; }
+bytes_of() {
+  local v="$1"
+  case "$v" in *K) echo $(( ${v%K} << 10 )) ;; *M) echo $(( ${v%M} << 20 )) ;; *G) echo $(( ${v%G} << 30 )) ;; *) echo "$v" ;; esac
+}
+failures=0
+stamp() { echo "bench-simulation: $*; $(date -u +%H:%M:%S), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2; }
+stamp "output in $out"
+
+for n in $ranks_list; do
+  nodes=$((n / 8))
+  list=()
+  for impl in $impls; do
+    [[ $impl == direct && $n -ge 1024 ]] && continue
+    list+=("$impl")
+  done
+  impl_csv="$(IFS=,; echo "${list[*]}")"
+  first_size="${sizes%% *}"
+  for c in $collectives; do
+    # Checked: private buffers, every result exact. From 1,024 ranks (no
+    # direct there) the first size's timed run is the checked one.
+    if [[ $n -lt 1024 ]]; then
+      rc=0
+      sim --ranks "$n" --shared-from none -- coll --collective "$c" --impl "$impl_csv" -b 4K -e 4K -n 1 -w 0 \
+        --rounds 1 --min-span-s 0 --model off --json "$out/check-$n-$c.json" --force > "$out/check-$n-$c.txt" 2>&1 || rc=$?
+      if [[ $rc != 0 ]] || ! grep -q "Out of bounds values : 0 OK" "$out/check-$n-$c.txt"; then
+        echo "FAILED: checked coll $c on $n simulated ranks (exit $rc):" >&2; tail -5 "$out/check-$n-$c.txt" >&2
+        failures=$((failures + 1))
+      fi
+      stamp "coll $c checked on $n ranks"
+    fi
+    # Timed, at the table's sizes.
+    for s in $sizes; do
+      shared=auto
+      [[ $n -ge 1024 && $s == "$first_size" ]] && shared=none
+      rc=0
+      sim --ranks "$n" --shared-from "$shared" -- coll --collective "$c" --impl "$impl_csv" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
+        --min-span-s 0 --hw "$hw" --link "$inter_link" --json "$out/coll-$n-$c-$s.json" --force \
+        > "$out/coll-$n-$c-$s.txt" 2>&1 || rc=$?
+      if [[ $rc != 0 ]] || grep -q "Out of bounds values : [1-9]" "$out/coll-$n-$c-$s.txt"; then
+        echo "FAILED: coll $c $s on $n simulated ranks (exit $rc)" >&2; tail -5 "$out/coll-$n-$c-$s.txt" >&2
+        failures=$((failures + 1))
+      fi
+      # The two-level model at this S: B x F floats with F = 1024.
+      b=$(( $(bytes_of "$s") / 4 / 1024 ))
+      [[ $nodes -ge 2 ]] && predict --hw "$hw" --nodes "$nodes" --ranks-per-node 8 --link-inter "$inter_link" -d float \
+        --B "$b" --F 1024 --collective "$c" --json "$out/predict-$n-$c-$s.json" --force > /dev/null
+      stamp "coll $c $s on $n ranks"
+    done
+  done
+done
+
+if [[ $do_sweep == 1 ]]; then
+  for n in $sweep_ranks; do
+    nodes=$((n / 8))
+    predict --hw "$hw" --nodes "$nodes" --ranks-per-node 8 --link-inter "$inter_link" -d float --B 1024 --F 1024 \
+      --json "$out/predict-sweep-$n.json" --force > /dev/null
+    for impl in ring hier; do
+      [[ $impl == ring && $n -gt 256 ]] && continue
+      dstar="$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['two_level']; print(d['D_star_$impl'])" \
+        "$out/predict-sweep-$n.json")"
+      ds="$(python3 -c "import sys; d=float(sys.argv[1]); n=int(sys.argv[2]); print(','.join(str(max(n, round(d*f/n)*n)) for f in (0.5, 1, 2)))" "$dstar" "$n")"
+      rc=0
+      sim --ranks "$n" -- sweep --impl "$impl" -d float --B 1024 --F 1024 --D "$ds" -n 1 -w 0 \
+        --json "$out/sweep-$n-$impl.json" --force > "$out/sweep-$n-$impl.txt" 2>&1 || rc=$?
+      [[ $rc == 0 ]] || { echo "FAILED: sweep $impl on $n simulated ranks (exit $rc)" >&2; tail -5 "$out/sweep-$n-$impl.txt" >&2;
+                          failures=$((failures + 1)); }
+      stamp "sweep $impl on $n ranks"
+    done
+  done
+fi
+
+python3 "$repo/scripts/simulation_tables.py" --dir "$out" --ranks "$ranks_list" --sizes "$sizes" \
+  --collectives "$collectives" --sweep-ranks "$( [[ $do_sweep == 1 ]] && echo "$sweep_ranks" )" --hw "$hw" \
+  --memory "$memory"
+[[ $failures == 0 ]] || { echo "bench-simulation: $failures runs failed" >&2; exit 1; }
