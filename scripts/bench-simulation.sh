@@ -16,8 +16,9 @@
 #    from 1,024 ranks the timed run at the first size is the checked one;
 #  - coll, timed: at --sizes, out of place and in place, one iteration (the
 #    simulation is deterministic: injected compute, no noise), buffers
-#    shared between ranks from 128 ranks (not checked; the checked run
-#    ran the same code on the same platform); the cost model is coll's
+#    private (and checked) at the first size on up to 64 ranks and from
+#    1,024, else shared between ranks (not checked; the checked run ran the
+#    same code on the same platform); the cost model is coll's
 #    own model column (--hw PRESET --link INTER: ring, pairwise and direct
 #    on the link between nodes, hier on both levels; g = 0), the two-level
 #    model is `predict --nodes M --ranks-per-node 8` (ring and hier);
@@ -112,8 +113,12 @@ for n in $ranks_list; do
     fi
     # Timed, at the table's sizes.
     for s in $sizes; do
-      shared=auto
-      [[ $n -ge 1024 && $s == "$first_size" ]] && shared=none
+      # Private buffers (checked) at the first size where they fit: on 16
+      # and 64 ranks, and from 1,024 (no direct, whose N receive slots of S
+      # each take N^2 S bytes in all: 16 GiB on 256 ranks at 256 KiB); else
+      # shared (not checked: the checked run above covers the code).
+      shared=1M
+      [[ $s == "$first_size" && ( $n -le 64 || $n -ge 1024 ) ]] && shared=none
       rc=0
       sim --ranks "$n" --shared-from "$shared" -- coll --collective "$c" --impl "$impl_csv" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
         --min-span-s 0 --hw "$hw" --link "$inter_link" --json "$out/coll-$n-$c-$s.json" --force \

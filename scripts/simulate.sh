@@ -139,7 +139,7 @@ fi
 # 256 ranks).
 run=(smpirun -np "$ranks" -platform "$plugin" -hostfile "$work/hosts" -no-privatize "--cfg=smpi/coll-selector:ompi"
      "--cfg=smpi/display-timing:yes" "--log=xbt_cfg.thres:warning" "--log=smpi_config.thres:warning"
-     "--log=smpi_coll.thres:warning"
+     "--log=smpi_coll.thres:warning" "--log=smpi_colls.thres:warning"
      "${cfg[@]}" "$bin" "${cmd[@]}")
 cat "$work/describe.txt"
 for n in "${notes[@]}"; do echo "$n"; done
