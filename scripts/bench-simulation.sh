@@ -13,26 +13,31 @@
 # leaf switches of 16 nodes), compute injected from the preset:
 #  - coll, checked: every implementation and collective at 4 KiB with
 #    private buffers and --check 1: every result must be exact (blocking);
-#    from 1,024 ranks the timed run at the first size is the checked one;
+#    from 256 ranks the timed run at the first size is the checked one;
 #  - coll, timed: at --sizes, out of place and in place, one iteration (the
 #    simulation is deterministic: injected compute, no noise), buffers
-#    private (and checked) at the first size on up to 64 ranks and from
-#    1,024, else shared between ranks (not checked; the checked run ran the
-#    same code on the same platform); the cost model is coll's
+#    private (and checked) at the first size, shared between ranks at the
+#    others (not checked; the checked run ran the same code on the same
+#    platform); the cost model is coll's
 #    own model column (--hw PRESET --link INTER: ring, pairwise and direct
 #    on the link between nodes, hier on both levels; g = 0), the two-level
 #    model is `predict --nodes M --ranks-per-node 8` (ring and hier);
 #  - sweep --impl ring and hier (ring up to 256 ranks) at D*/2, D*, 2 D* of
-#    the two-level prediction, B = F = 1024 float, beside `predict`'s D*.
-# direct is left out from 1,024 ranks (its N-1 messages per rank at once,
-# a million flows: it is meant for a few ranks and KiB).
+#    the two-level prediction, B = F = 1024 float, beside `predict`'s D*;
+#    injected compute computes no product, so the product is checked in a
+#    sweep of hier with compute benchmarked on the smallest rank count
+#    (blocking).
+# direct and pairwise are left out from 256 ranks: each rank keeps its N-1
+# messages in flight at once, and SimGrid 3.32 takes time quadratic in the
+# messages in flight (a checked 4 KiB run of the four implementations on 256
+# ranks had not finished after 27 minutes, 6 of them on the CPU).
 #
 # The tables: $out/coll-table.txt and $out/sweep-table.txt (also printed).
 # Exit status: 0 every run finished and every checked result was exact, 1
 # otherwise. Nothing here judges the times.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ranks_list="16 64 256 1024"
 sweep_ranks=""
 hw=h100
@@ -93,15 +98,15 @@ for n in $ranks_list; do
   nodes=$((n / 8))
   list=()
   for impl in $impls; do
-    [[ $impl == direct && $n -ge 1024 ]] && continue
+    [[ ( $impl == direct || $impl == pairwise ) && $n -ge 256 ]] && continue
     list+=("$impl")
   done
   impl_csv="$(IFS=,; echo "${list[*]}")"
   first_size="${sizes%% *}"
   for c in $collectives; do
-    # Checked: private buffers, every result exact. From 1,024 ranks (no
-    # direct there) the first size's timed run is the checked one.
-    if [[ $n -lt 1024 ]]; then
+    # Checked: private buffers, every result exact. From 256 ranks the first
+    # size's timed run is the checked one.
+    if [[ $n -lt 256 ]]; then
       rc=0
       sim --ranks "$n" --shared-from none -- coll --collective "$c" --impl "$impl_csv" -b 4K -e 4K -n 1 -w 0 \
         --rounds 1 --min-span-s 0 --model off --json "$out/check-$n-$c.json" --force > "$out/check-$n-$c.txt" 2>&1 || rc=$?
@@ -113,12 +118,12 @@ for n in $ranks_list; do
     fi
     # Timed, at the table's sizes.
     for s in $sizes; do
-      # Private buffers (checked) at the first size where they fit: on 16
-      # and 64 ranks, and from 1,024 (no direct, whose N receive slots of S
-      # each take N^2 S bytes in all: 16 GiB on 256 ranks at 256 KiB); else
-      # shared (not checked: the checked run above covers the code).
+      # Private buffers (checked) at the first size: they fit on 16 and 64
+      # ranks (direct's N receive slots of S take N^2 S bytes in all) and
+      # without direct from 256; else shared (not checked: the checked run
+      # above covers the code).
       shared=1M
-      [[ $s == "$first_size" && ( $n -le 64 || $n -ge 1024 ) ]] && shared=none
+      [[ $s == "$first_size" ]] && shared=none
       rc=0
       sim --ranks "$n" --shared-from "$shared" -- coll --collective "$c" --impl "$impl_csv" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
         --min-span-s 0 --hw "$hw" --link "$inter_link" --json "$out/coll-$n-$c-$s.json" --force \
@@ -137,6 +142,22 @@ for n in $ranks_list; do
 done
 
 if [[ $do_sweep == 1 ]]; then
+  # The sweep's product, checked: compute benchmarked (OpenBLAS computes the
+  # shards; SMPI charges its CPU time, scaled from 1e10 FLOP/s to the
+  # preset's) and private buffers, on the smallest rank count (the memory
+  # roof's STREAM arrays alone are 96 MB per rank).
+  n="${sweep_ranks%% *}"
+  for impl in hier; do
+    rc=0
+    sim --ranks "$n" --compute benchmarked --host-speed 1e10 --shared-from none -- sweep --impl "$impl" -d float \
+      --B 256 --F 256 --D "$((n * 64)),$((n * 1024))" -n 1 -w 0 --json "$out/sweep-check-$n-$impl.json" --force \
+      > "$out/sweep-check-$n-$impl.txt" 2>&1 || rc=$?
+    if [[ $rc != 0 ]] || ! grep -q "every point's distributed Z checked: ok" "$out/sweep-check-$n-$impl.txt"; then
+      echo "FAILED: checked sweep $impl on $n simulated ranks (exit $rc)" >&2; tail -5 "$out/sweep-check-$n-$impl.txt" >&2
+      failures=$((failures + 1))
+    fi
+    stamp "sweep $impl checked on $n ranks"
+  done
   for n in $sweep_ranks; do
     nodes=$((n / 8))
     predict --hw "$hw" --nodes "$nodes" --ranks-per-node 8 --link-inter "$inter_link" -d float --B 1024 --F 1024 \

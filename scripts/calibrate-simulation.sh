@@ -35,6 +35,13 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+# The command as the calibration file records it (without --out: a scratch folder).
+invocation="scripts/calibrate-simulation.sh"
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [[ ${args[i]} == --out ]]; then i=$((i + 1)); continue; fi
+  invocation+=" ${args[i]}"
+done
 bin="$repo/build/src/shardroof"
 smpi_bin="$repo/build-smpi/src/shardroof"
 rates="0.5 1"
@@ -67,6 +74,8 @@ python="$(command -v python3)"
 has() { [[ " $phases " == *" $1 "* ]]; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "calibrate-simulation: output in $out; load average $(load) at the start ($(date -u +%FT%TZ))" >&2
+# The load when the measurements began, for the calibration file's header.
+if has measure || [[ ! -f "$out/load-at-start" ]]; then load > "$out/load-at-start"; fi
 
 # Every coll of the check: (name, ranks, ranks per node, collective, impls).
 configs=(
@@ -108,7 +117,7 @@ fi
 if has fit; then
   mkdir -p "$(dirname "$write")"
   "$python" "$repo/scripts/simulation_calibration.py" fit --dir "$out/emulated" --rates "$rates" --write "$write" \
-    --command "scripts/calibrate-simulation.sh $*" --load "$(load)"
+    --command "$invocation" --load "$(cat "$out/load-at-start" 2>/dev/null || echo unknown)"
   echo "calibrate-simulation: wrote $write" >&2
 fi
 

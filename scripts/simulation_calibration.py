@@ -9,7 +9,7 @@ the time  L * lat_factor(m) + m / (R * bw_factor(m)),  L the route's latency
 and R its bandwidth; smpi/lat-factor and smpi/bw-factor are piecewise
 constant in m ("size:factor;..."; the entry with the largest size at or
 below m applies). Each segment's factors come from a least-squares line
-t = a + b m through the emulated ping-pong's one-way medians of its sizes:
+t = a + b m through the emulated ping-pong's fastest one-way times of its sizes:
 lat_factor = a / L, bw_factor = 1 / (b R), averaged (geometrically) over
 the rates; L is the smallest message's time, R the shaped rate in bytes/s.
 The loopback link of an emulated node (2 ranks in one namespace) gets its
@@ -23,15 +23,22 @@ import os
 import platform
 import sys
 
-# Where the emulated links change regime: Open MPI's TCP eager limit
-# (64 KiB) and the tbf burst (256 KiB); below 1 KiB a message is latency.
-SEGMENTS = [8, 1024, 65536, 262144]
+# Where the emulated links change regime: below 1 KiB a message is latency;
+# Open MPI's TCP eager limit is 64 KiB. From there on, the factors come from
+# the sizes past the tbf burst (256 KiB): an idle shaped link passes a
+# burst at the veth's speed, which every ping-pong sees (its link idles
+# between messages) and a collective's back-to-back steps do not.
+SEGMENTS = [8, 1024, 65536]
+FIT_FROM = {65536: 262144}
 
 
 def one_way(path):
+    """The fastest one-way time of each size: whatever else runs on the
+    machine (the TCP stacks of both ranks share its cores) only adds to a
+    time, so the least of the iterations is the link's own."""
     doc = json.load(open(path))
     pair = doc["pairs"][0]
-    return {t["bytes"]: t["one_way_s"]["median"] for t in pair["times"]}
+    return {t["bytes"]: t["one_way_s"]["min"] for t in pair["times"]}
 
 
 def line(points):
@@ -59,10 +66,14 @@ def segment_of(m):
 def fit(args):
     per_rate = {}
     latency = []
+    measured = []  # (date, load average) of each emulated record
     for text in args.rates.split():
-        t = one_way(os.path.join(args.dir, f"link-{text}.json"))
+        path = os.path.join(args.dir, f"link-{text}.json")
+        t = one_way(path)
         per_rate[float(text)] = t
         latency.append(t[min(t)])
+        env = json.load(open(path)).get("environment", {})
+        measured.append((env.get("date", "?"), env.get("load_average", "?")))
     L = sum(latency) / len(latency)
     lat_f, bw_f = {}, {}
     residuals = []
@@ -70,7 +81,7 @@ def fit(args):
         la, bw = [], []
         for r, t in per_rate.items():
             R = r * 1e9 / 8
-            pts = sorted((m, s) for m, s in t.items() if segment_of(m) == lo)
+            pts = sorted((m, s) for m, s in t.items() if segment_of(m) == lo and m >= FIT_FROM.get(lo, 0))
             fitted = line(pts)
             if fitted is None:
                 continue
@@ -89,7 +100,7 @@ def fit(args):
             model = L * lat_f[lo] + m / (R * bw_f[lo])
             residuals.append((r, m, s, model))
     loop = one_way(os.path.join(args.dir, "loopback.json"))
-    big = sorted((m, s) for m, s in loop.items() if m >= SEGMENTS[-1])
+    big = sorted((m, s) for m, s in loop.items() if m >= FIT_FROM[SEGMENTS[-1]])
     fitted = line(big)
     loop_R = 1 / (fitted[1] * bw_f[SEGMENTS[-1]]) if fitted and fitted[1] > 0 else 0
     loop_L = loop[min(loop)] / lat_f[SEGMENTS[0]]
@@ -98,14 +109,22 @@ def fit(args):
         return ";".join(f"{lo}:{f[lo]:.4g}" for lo in sorted(f, reverse=True))
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
+    when = "; ".join(f"{d} (load average {l})" for d, l in measured)
+    lines = []
+    loads = [float(l.split()[0]) for _, l in measured if l not in ("?", "")]
+    if loads and max(loads) > (os.cpu_count() or 1):
+        lines += [f"# WARNING: measured on a loaded machine (load average up to {max(loads):g} on {os.cpu_count()} CPUs):",
+                  "# the emulated times include waiting for a CPU, and the factors below carry it. Run the",
+                  "# command below again on a quiet machine, alone, before trusting `simulate.sh --rate`.", ""]
+    lines += [
         "# SimGrid's network factors for the emulated links of scripts/emulate-links.sh",
         "# (tbf-shaped veth pairs between network namespaces, Open MPI over TCP), read by",
         "# `scripts/simulate.sh --rate GBIT`. Written by scripts/calibrate-simulation.sh:",
         "# SMPI's ping-pong calibration (docs/simulation.md, \"Calibration\"): the one-way",
-        "# time of each size, fitted per segment as L * lat-factor + m / (R * bw-factor).",
-        f"# Measured {now} on {platform.node()} ({os.cpu_count()} CPUs), load average {args.load} before;",
-        f"# rates {args.rates} Gbit/s; command: {args.command}",
+        "# time of each size (the fastest of its iterations), fitted per segment as",
+        "# L * lat-factor + m / (R * bw-factor).",
+        f"# Measured on {platform.node()} ({os.cpu_count()} CPUs) at rates {args.rates} Gbit/s: {when};",
+        f"# the whole measurement began at load average {args.load}; fitted {now}. Command: {args.command}",
         "",
         "[link]",
         f"latency_s = {L:.6g}          # the smallest message's one-way time (rates' mean)",
@@ -126,12 +145,12 @@ def fit(args):
     worst = 0
     for r, m, s, model in residuals:
         lines.append(f"#   {r:g} {m:>8} {s * 1e6:10.2f} {model * 1e6:10.2f} {model / s - 1:+.1%}")
-        if m >= 1024:
+        if m >= 1024 and not (SEGMENTS[-1] <= m < FIT_FROM[SEGMENTS[-1]]):
             worst = max(worst, abs(model / s - 1))
-    lines.append(f"# worst fit from 1 KiB: {worst:.1%}")
+    lines.append(f"# worst fit from 1 KiB, leaving out 64 KiB .. 256 KiB (the burst): {worst:.1%}")
     with open(args.write, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("\n".join(lines[8:20]))
+    print("\n".join(l for l in lines if not l.startswith("#   ")))
 
 
 def results(path):

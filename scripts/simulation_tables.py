@@ -65,9 +65,12 @@ def coll_table(args, lines):
     lines.append("# two-level model (predict --nodes M --ranks-per-node 8: two_level.h, ring and hier, g = 0).")
     lines.append("# The simulation charges reductions at the preset's memory bandwidth (3 s/M per element), which both")
     lines.append("# models leave out. check: ok = every result exact in a checked run of this rank count and")
-    lines.append("# collective (4 KiB, private buffers; at 1,024 ranks the 256 KiB row itself); - = not checked.")
+    lines.append("# collective (4 KiB, private buffers) or the row itself (256 KiB rows: private buffers); - = not checked.")
+    lines.append("# skew: how far apart the ranks left the barrier before the call (us, the largest; the timing rule")
+    lines.append("# times each rank from its own exit, so a call that needs every peer at once carries it; the models")
+    lines.append("# have no such term).")
     head = (f"{'ranks':>5} {'nodes':>5} {'collective':<14} {'impl':<8} {'size':>5} {'sim out':>10} {'sim in':>10} "
-            f"{'cost':>10} {'sim/cost':>8} {'2-level':>10} {'sim/2lvl':>8}  check")
+            f"{'cost':>10} {'sim/cost':>8} {'2-level':>10} {'sim/2lvl':>8} {'skew':>6}  check")
     lines.append(head)
     misses = []
     ratio = {}  # (collective, size, N) -> {impl: sim time}
@@ -113,12 +116,14 @@ def coll_table(args, lines):
                     ratio.setdefault((c, S, n), {})[impl] = sim
                     if two is not None:
                         model_ratio.setdefault((c, S, n), {})[impl] = two
+                    skews = (out or {}).get("time_us", {}).get("per_rank_skew") or []
+                    skew = max((max(x) for x in skews if x), default=float("nan"))
                     cost_text = f"{cost_us:10.1f}" if cost_us else f"{'-':>10}"
                     cr = f"{sim / cost_us:8.2f}" if cost_us else f"{'-':>8}"
                     two_text = f"{two:10.1f}" if two is not None else f"{'-':>10}"
                     tr = f"{sim / two:8.2f}" if two else f"{'-':>8}"
                     lines.append(f"{n:>5} {nodes:>5} {c:<14} {impl:<8} {size_text(S):>5} {t_out:10.1f} {t_in:10.1f} "
-                                 f"{cost_text} {cr} {two_text} {tr}  {check}")
+                                 f"{cost_text} {cr} {two_text} {tr} {skew:6.1f}  {check}")
                     if two and abs(sim / two - 1) > 0.15:
                         ring_terms, hier_terms = two_level_terms(tl, c, S)
                         terms = ring_terms if impl == "ring" else hier_terms
@@ -130,7 +135,8 @@ def coll_table(args, lines):
                         # Beside them, what the simulation charges and the
                         # model leaves out: the reductions at the preset's
                         # memory bandwidth (3 s/M per element).
-                        misses.append((n, c, impl, S, sim, two, terms, reduction_s(tl, c, impl, S, args.memory)))
+                        misses.append((n, c, impl, S, sim, two, terms, reduction_s(tl, c, impl, S, args.memory),
+                                       skew))
     lines.append("")
     lines.append("# hier against ring, T_ring / T_hier (above 1: hier faster), simulated and two-level model:")
     for c in args.collectives.split():
@@ -151,11 +157,11 @@ def coll_table(args, lines):
     if misses:
         lines.append("")
         lines.append("# rows off the two-level model by more than 15%, with the model's terms (us):")
-        for n, c, impl, S, sim, two, terms, red in misses:
+        for n, c, impl, S, sim, two, terms, red, skew in misses:
             t = ", ".join(f"{k} {v * 1e6:.1f}" for k, v in terms.items())
             lines.append(f"#   {n} ranks {c} {impl} {size_text(S)}: simulated {sim:.1f}, model {two:.1f} "
                          f"({sim - two:+.1f}, x{sim / two:.2f}); terms: {t}; not in the model: reductions at M "
-                         f"{red * 1e6:.1f}")
+                         f"{red * 1e6:.1f}, barrier skew {skew:.1f}")
 
 
 def sweep_table(args, lines):
