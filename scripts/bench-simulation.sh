@@ -4,24 +4,23 @@
 # the cost model (src/model/collective_cost.*) and the two-level model
 # (src/model/two_level.*) of the same links (docs/simulation.md).
 #
-#   scripts/bench-simulation.sh [--ranks "16 64 256 1024"] [--hw h100] [--sizes "256K 16M"]
+#   scripts/bench-simulation.sh [--ranks "16 64 256 1024"] [--hw h100] [--sizes "4K 256K 16M"]
 #        [--collectives "all_reduce reduce_scatter"] [--impls "ring pairwise direct hier"]
-#        [--sweep-ranks "16 64 256 1024"] [--no-sweep] [--out DIR]
+#        [--sweep-ranks "16 64 256 1024"] [--no-sweep] [--skip-existing] [--out DIR]
 #        [--smpi-bin build-smpi/src/shardroof] [--bin build/src/shardroof]
 #
 # Per rank count N (nodes of 8 ranks, a NIC per rank, a fat tree of
 # leaf switches of 16 nodes), compute injected from the preset:
-#  - coll, checked: every implementation and collective at 4 KiB with
-#    private buffers and --check 1: every result must be exact (blocking);
-#    from 256 ranks the timed run at the first size is the checked one;
-#  - coll, timed: at --sizes, out of place and in place, one iteration (the
-#    simulation is deterministic: injected compute, no noise), buffers
-#    private (and checked) at the first size, shared between ranks at the
-#    others (not checked; the checked run ran the same code on the same
-#    platform); the cost model is coll's
-#    own model column (--hw PRESET --link INTER: ring, pairwise and direct
-#    on the link between nodes, hier on both levels; g = 0), the two-level
-#    model is `predict --nodes M --ranks-per-node 8` (ring and hier);
+#  - coll at --sizes, out of place and in place, one iteration each (the
+#    simulation is deterministic: injected compute, no noise); buffers
+#    private and every result checked (blocking) where N^2 S is at most
+#    16 GiB (the check's reference costs N^2 S/4 additions, direct's receive
+#    slots N^2 S bytes), else shared between ranks and not checked (the
+#    smaller sizes' rows ran the same code on the same platform); the cost
+#    model is coll's own model column (--hw PRESET --link INTER: ring,
+#    pairwise and direct on the link between nodes, hier on both levels;
+#    g = 0), the two-level model `predict --nodes M --ranks-per-node 8`
+#    (ring and hier);
 #  - sweep --impl ring and hier (ring up to 256 ranks) at D*/2, D*, 2 D* of
 #    the two-level prediction, B = F = 1024 float, beside `predict`'s D*;
 #    injected compute computes no product, so the product is checked in a
@@ -32,7 +31,8 @@
 # messages in flight (a checked 4 KiB run of the four implementations on 256
 # ranks had not finished after 27 minutes, 6 of them on the CPU).
 #
-# The tables: $out/coll-table.txt and $out/sweep-table.txt (also printed).
+# --skip-existing keeps the records an earlier run left in --out. The
+# tables: $out/coll-table.txt and $out/sweep-table.txt (also printed).
 # Exit status: 0 every run finished and every checked result was exact, 1
 # otherwise. Nothing here judges the times.
 set -euo pipefail
@@ -41,10 +41,11 @@ usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ranks_list="16 64 256 1024"
 sweep_ranks=""
 hw=h100
-sizes="256K 16M"
+sizes="4K 256K 16M"
 collectives="all_reduce reduce_scatter"
 impls="ring pairwise direct hier"
 do_sweep=1
+skip_existing=0
 out=""
 smpi_bin="$repo/build-smpi/src/shardroof"
 bin="$repo/build/src/shardroof"
@@ -57,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --collectives) collectives="$2"; shift 2 ;;
     --impls) impls="$2"; shift 2 ;;
     --no-sweep) do_sweep=0; shift ;;
+    --skip-existing) skip_existing=1; shift ;;
     --out) out="$2"; shift 2 ;;
     --smpi-bin) smpi_bin="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
@@ -102,41 +104,33 @@ for n in $ranks_list; do
     list+=("$impl")
   done
   impl_csv="$(IFS=,; echo "${list[*]}")"
-  first_size="${sizes%% *}"
   for c in $collectives; do
-    # Checked: private buffers, every result exact. From 256 ranks the first
-    # size's timed run is the checked one.
-    if [[ $n -lt 256 ]]; then
-      rc=0
-      sim --ranks "$n" --shared-from none -- coll --collective "$c" --impl "$impl_csv" -b 4K -e 4K -n 1 -w 0 \
-        --rounds 1 --min-span-s 0 --model off --json "$out/check-$n-$c.json" --force > "$out/check-$n-$c.txt" 2>&1 || rc=$?
-      if [[ $rc != 0 ]] || ! grep -q "Out of bounds values : 0 OK" "$out/check-$n-$c.txt"; then
-        echo "FAILED: checked coll $c on $n simulated ranks (exit $rc):" >&2; tail -5 "$out/check-$n-$c.txt" >&2
-        failures=$((failures + 1))
-      fi
-      stamp "coll $c checked on $n ranks"
-    fi
-    # Timed, at the table's sizes.
     for s in $sizes; do
-      # Private buffers (checked) at the first size: they fit on 16 and 64
-      # ranks (direct's N receive slots of S take N^2 S bytes in all) and
-      # without direct from 256; else shared (not checked: the checked run
-      # above covers the code).
-      shared=1M
-      [[ $s == "$first_size" ]] && shared=none
-      rc=0
-      sim --ranks "$n" --shared-from "$shared" -- coll --collective "$c" --impl "$impl_csv" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
-        --min-span-s 0 --hw "$hw" --link "$inter_link" --json "$out/coll-$n-$c-$s.json" --force \
-        > "$out/coll-$n-$c-$s.txt" 2>&1 || rc=$?
-      if [[ $rc != 0 ]] || grep -q "Out of bounds values : [1-9]" "$out/coll-$n-$c-$s.txt"; then
-        echo "FAILED: coll $c $s on $n simulated ranks (exit $rc)" >&2; tail -5 "$out/coll-$n-$c-$s.txt" >&2
-        failures=$((failures + 1))
+      # Private buffers, and every result checked, where N^2 S stays within
+      # 16 GiB: the check's reference sums every rank's pattern for every
+      # element (N^2 S / 4 additions in all), and direct's N receive slots
+      # of S take N^2 S bytes in all. Else shared, and not checked: the
+      # smaller sizes' rows ran the same code on the same platform, checked.
+      shared=none
+      (( n * n * $(bytes_of "$s") > (1 << 34) )) && shared=1M
+      f="$out/coll-$n-$c-$s"
+      if [[ $skip_existing == 1 && -f "$f.json" ]]; then
+        stamp "coll $c $s on $n ranks: kept from an earlier run"
+      else
+        rc=0
+        sim --ranks "$n" --shared-from "$shared" -- coll --collective "$c" --impl "$impl_csv" -b "$s" -e "$s" -n 1 -w 0 \
+          --rounds 1 --min-span-s 0 --hw "$hw" --link "$inter_link" --json "$f.json" --force > "$f.txt" 2>&1 || rc=$?
+        if [[ $rc != 0 ]] || grep -q "Out of bounds values : [1-9]" "$f.txt" ||
+           { [[ $shared == none ]] && ! grep -q "Out of bounds values : 0 OK" "$f.txt"; }; then
+          echo "FAILED: coll $c $s on $n simulated ranks (exit $rc)" >&2; tail -5 "$f.txt" >&2
+          failures=$((failures + 1))
+        fi
+        stamp "coll $c $s on $n ranks ($([[ $shared == none ]] && echo checked || echo "shared buffers, not checked"))"
       fi
       # The two-level model at this S: B x F floats with F = 1024.
       b=$(( $(bytes_of "$s") / 4 / 1024 ))
       [[ $nodes -ge 2 ]] && predict --hw "$hw" --nodes "$nodes" --ranks-per-node 8 --link-inter "$inter_link" -d float \
         --B "$b" --F 1024 --collective "$c" --json "$out/predict-$n-$c-$s.json" --force > /dev/null
-      stamp "coll $c $s on $n ranks"
     done
   done
 done
@@ -167,6 +161,7 @@ if [[ $do_sweep == 1 ]]; then
       dstar="$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['two_level']; print(d['D_star_$impl'])" \
         "$out/predict-sweep-$n.json")"
       ds="$(python3 -c "import sys; d=float(sys.argv[1]); n=int(sys.argv[2]); print(','.join(str(max(n, round(d*f/n)*n)) for f in (0.5, 1, 2)))" "$dstar" "$n")"
+      if [[ $skip_existing == 1 && -f "$out/sweep-$n-$impl.json" ]]; then continue; fi
       rc=0
       sim --ranks "$n" -- sweep --impl "$impl" -d float --B 1024 --F 1024 --D "$ds" -n 1 -w 0 \
         --json "$out/sweep-$n-$impl.json" --force > "$out/sweep-$n-$impl.txt" 2>&1 || rc=$?
