@@ -52,7 +52,8 @@ class MemoryOps {
 // at a time, and with 4 KiB pages that cost it about 3.5x in copy rate (15
 // against 52 GB/s for 1 MiB on an AMD EPYC). A small allocation therefore
 // takes a whole huge page. Where the kernel has no transparent huge pages
-// the advice is ignored and the memory is ordinary.
+// the advice is ignored and the memory is ordinary. (In the simulated build
+// the buffer comes from SMPI's allocator instead: host_memory_smpi.cpp.)
 class HostAllocation final : public Allocation {
  public:
   explicit HostAllocation(std::size_t bytes);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/error.h"
+#include "collectives/mpi_poll.h"
 #include "collectives/wait.h"
 
 namespace shardroof::coll {
@@ -51,11 +52,9 @@ class MpiRequest final : public Request {
   }
   bool test() override {
     if (pending_.empty()) return true;
-    int done = 0;
-    SHARDROOF_MPI_CHECK(MPI_Testall(static_cast<int>(pending_.size()), pending_.data(), &done,
-                                    MPI_STATUSES_IGNORE));
+    const bool done = poll_requests(pending_);
     if (done) pending_.clear();
-    return done != 0;
+    return done;
   }
   std::vector<MPI_Request> pending_;
 

@@ -13,11 +13,12 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <new>
 #include <type_traits>
+
+#include "collectives/clock.h"
 
 namespace shardroof::coll {
 
@@ -54,11 +55,10 @@ class Tracer {
   // (it runs inside timed regions).
   virtual void record(const TraceEvent& event) noexcept = 0;
   // The clock of every span: the monotonic clock the timing module uses, in
-  // seconds. Its origin is per machine, not global; callers that merge
-  // spans of several hosts estimate the offsets themselves.
-  static double now() noexcept {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  }
+  // seconds (collectives/clock.h). Its origin is per machine, not global;
+  // callers that merge spans of several hosts estimate the offsets
+  // themselves.
+  static double now() noexcept { return monotonic_seconds(); }
 
  protected:
   void set_recording(bool on) noexcept { recording_.store(on, std::memory_order_relaxed); }

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "cpu/cpu_backend.h"
+#include "compute/host_backend.h"
 #include "cuda/cuda_api.h"
 #include "tuning/tuning_file.h"
 #include "util/error.h"
@@ -10,7 +10,7 @@
 namespace shardroof {
 
 std::unique_ptr<ComputeBackend> make_compute_backend(Backend backend, const ComputeOptions& options, MPI_Comm comm) {
-  if (backend == Backend::Cpu) return make_cpu_backend(options.threads);
+  if (backend == Backend::Cpu) return make_host_backend(options.threads);
   CudaComputeOptions cuda;
   cuda.allow_tf32 = options.allow_tf32;
   return make_cuda_compute_backend(comm, cuda);

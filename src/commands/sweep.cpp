@@ -92,6 +92,8 @@ class SweepCommand final : public Command {
       backend = make_compute_backend(plan.backend, {plan.threads, f_.compute.tf32 == 1}, ctx.mpi.world());
       if (!backend->supports(plan.type))
         throw_usage("--datatype {}: the {} backend has no GEMM for it", coll::to_string(plan.type), f_.compute.backend);
+      if (plan.check && !backend->computes_values())
+        throw_usage("--check 1: the backend computes no product to check ({}); give --check 0", backend->describe());
       // Device memory: each rank's GPU (one rank per GPU; ranks that share
       // one with SHARDROOF_ALLOW_SHARED_GPU are checked as if alone).
       if (plan.backend != Backend::Cpu) {

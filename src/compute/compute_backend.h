@@ -105,6 +105,13 @@ class ComputeBackend {
   // The GPU this backend computes on as its driver describes it now (its
   // spec, and the clock it runs at); nullopt for the CPU.
   virtual std::optional<hw::GpuDevice> gpu_device() { return std::nullopt; }
+
+  // Whether the backend's GEMM computes the product. Only the simulated
+  // build's backend with injected costs (sim/simulated_backend.h) does not:
+  // it charges the GEMM's time and leaves C as it was, so no operands need
+  // filling and no product can be checked.
+  virtual bool computes_values() const { return true; }
+
   // Called first on a thread other than the one that made the backend,
   // before that thread queues work on the backend's memory (CUDA keeps the
   // current device per thread).

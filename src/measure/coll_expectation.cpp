@@ -153,8 +153,15 @@ CollModelInputs measure_coll_model(CommSetup& setup, MPI_Comm comm, const CollPl
                             l.latency_s * 1e6);
     in.preset = hw.name;
     in.published = hw.published;
+    // hier's two levels: the link between nodes is the preset's slowest
+    // other link; inside a node, --link, unless it names that link (the
+    // one-level rows then run at the slower level, as the flat ring does
+    // across nodes), when it is the preset's default link.
     const model::LinkPreset& inter = hw.link(hw.default_inter_link());
+    const model::LinkPreset& intra = l.name == inter.name ? hw.link("") : l;
     model::CollLink two = in.link;
+    two.W_bytes_per_s = intra.bytes_per_s;
+    two.alpha_s = intra.latency_s;
     two.inter_W_bytes_per_s = inter.bytes_per_s;
     two.inter_alpha_s = inter.latency_s;
     in.hier_link = two;

@@ -11,6 +11,7 @@
 #include "collectives/trace.h"
 #include "sweep/operands.h"
 #include "sweep/overlap_model.h"
+#include "sweep/sample_floors.h"
 #include "trace/clock_sync.h"
 #include "link/two_level_probe.h"
 #include "util/error.h"
@@ -74,7 +75,9 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
   auto y = mem.allocate(shard.size * F * es + 1);
   auto partial = mem.allocate(BF * es + 1);
   auto z = mem.allocate(out_count * es + 1);
-  {
+  // A backend that computes nothing (simulated, its time injected) reads
+  // no operands: making them would only cost the simulation's real time.
+  if (backend_.computes_values()) {
     std::vector<std::byte> host(std::max(B, F) * shard.size * es + 1);
     fill_x_shard(host.data(), plan_.type, plan_.seed, B, shard);
     mem.copy(x->data(), host.data(), B * shard.size * es);
@@ -258,13 +261,16 @@ OverlapChoiceRecord SweepRunner::choose_chunks_at(std::size_t B, std::size_t F, 
 namespace {
 // Fewer iterations than a point: these are long and stable.
 TimingPlan quick_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
-// The calibration's T_comm(S): at least 20 iterations, since every
-// prediction scales with it (the points add theirs).
-TimingPlan collective_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 20)}; }
-// The ring probe: at least 50, since W comes from the difference of times
-// at sizes only 4x apart; a disturbance through 20 iterations of a
-// shared-memory exchange once moved those medians by 1.8x and W by half.
-TimingPlan probe_timing(const TimingPlan& t) { return {std::max(t.warmup, 2), std::max(t.iters, 50)}; }
+// The calibration's T_comm(S) and the ring probe: at least the floors of
+// sweep/sample_floors.h (20 and 50 iterations on a real machine).
+TimingPlan collective_timing(const TimingPlan& t) {
+  const SampleFloors f = sample_floors();
+  return {std::max(t.warmup, f.warmup), std::max(t.iters, f.collective_iters)};
+}
+TimingPlan probe_timing(const TimingPlan& t) {
+  const SampleFloors f = sample_floors();
+  return {std::max(t.warmup, f.warmup), std::max(t.iters, f.probe_iters)};
+}
 // A round's share: every round adds its samples to the earlier rounds'.
 TimingPlan round_timing(const TimingPlan& t) { return {std::min(t.warmup, 2), std::clamp(t.iters, 1, 10)}; }
 }  // namespace

@@ -1,11 +1,11 @@
 #include "timing/timing.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "collectives/clock.h"
 #include "collectives/mpi_transport.h"
 #include "collectives/trace.h"
 #include "util/watchdog.h"
@@ -101,15 +101,9 @@ std::string aggregation_note(const TimingPlan& plan) {
       plan.batch, plan.batch);
 }
 
-void HostClock::start() {
-  t0_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+void HostClock::start() { t0_ = coll::monotonic_seconds(); }
 
-double HostClock::stop() {
-  const double t1 =
-      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  return t1 - t0_;
-}
+double HostClock::stop() { return coll::monotonic_seconds() - t0_; }
 
 std::vector<std::size_t> balanced_order(std::size_t iteration, std::size_t n) {
   std::vector<std::size_t> row(n);

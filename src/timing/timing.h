@@ -11,7 +11,8 @@
 // (several back-to-back calls per barrier, the time per call averaged over
 // the batch: what OSU-style and nccl-tests-style benchmarks report).
 // The body measures itself through a Clock, so device work can be timed with
-// stream events (the CUDA backend's clock) and host work with steady_clock.
+// stream events (the CUDA backend's clock) and host work with the monotonic
+// clock of collectives/clock.h (steady_clock; simulated time under SMPI).
 #pragma once
 
 #include <mpi.h>

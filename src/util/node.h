@@ -10,7 +10,8 @@ namespace shardroof {
 
 // RAII for the communicator of the ranks that share this node's memory
 // (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED), in the order of their ranks
-// in the communicator it was split from.
+// in the communicator it was split from. (The simulated build, node_smpi.cpp,
+// takes the node and the host's name from the simulated platform.)
 class NodeComm {
  public:
   // Collective on `comm`.

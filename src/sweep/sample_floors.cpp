@@ -1,0 +1,7 @@
+#include "sweep/sample_floors.h"
+
+namespace shardroof::sweep {
+
+SampleFloors sample_floors() { return {2, 20, 50}; }
+
+}  // namespace shardroof::sweep
