@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "compute/host_backend.h"
+#include "cpu/host_backend.h"
 #include "cuda/cuda_api.h"
 #include "tuning/tuning_file.h"
 #include "util/error.h"

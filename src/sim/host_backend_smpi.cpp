@@ -1,13 +1,13 @@
 // The backend of `--backend cpu` in the simulated build: the CPU backend,
 // with its work charged as the simulated platform says (sim/simulated_backend.h;
-// compute/host_backend.cpp is the ordinary build's).
+// cpu/host_backend.cpp is the ordinary build's).
 #include <simgrid/host.h>
 #include <xbt/config.hpp>
 
 #include <cstdlib>
 
 #include "collectives/simulated_host.h"
-#include "compute/host_backend.h"
+#include "cpu/host_backend.h"
 #include "cpu/cpu_backend.h"
 #include "model/hardware.h"
 #include "sim/simulated_backend.h"

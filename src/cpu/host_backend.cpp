@@ -1,4 +1,4 @@
-#include "compute/host_backend.h"
+#include "cpu/host_backend.h"
 
 #include "cpu/cpu_backend.h"
 
