@@ -11,6 +11,7 @@
 
 #include "util/error.h"
 #include "util/units.h"
+#include "timing/stats.h"
 
 namespace shardroof::gate {
 namespace {
@@ -28,12 +29,6 @@ std::string host_of(const json& doc, std::size_t rank) {
   return hosts.is_array() && rank < hosts.size() && hosts[rank].is_string() ? hosts[rank].get<std::string>() : "";
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // One rank's median time (seconds) and where it ran.
 struct RankTime {

@@ -1,4 +1,5 @@
 #include "launches/combination.h"
+#include "timing/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +10,6 @@
 namespace shardroof::launches {
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  if (n == 0) return 0;
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 double quantile_sorted(const std::vector<double>& s, double q) {
   if (s.empty()) return 0;

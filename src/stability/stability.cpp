@@ -1,4 +1,5 @@
 #include "stability/stability.h"
+#include "timing/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,14 +7,6 @@
 namespace shardroof::stability {
 namespace {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  const double hi = v[n / 2];
-  if (n % 2) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
-}
 
 struct Block {
   double t = 0, t_end = 0;  // its first and last sample's stamp

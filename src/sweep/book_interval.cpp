@@ -6,6 +6,7 @@
 #include <random>
 
 #include "link/alpha_beta_fit.h"
+#include "timing/stats.h"
 
 namespace shardroof::sweep {
 namespace {
@@ -29,13 +30,6 @@ Windows windows_of(const TimeStats& t) {
   return w;
 }
 
-double median_of(std::vector<double>& v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2) return *mid;
-  const double hi = *mid;
-  return (*std::max_element(v.begin(), mid) + hi) / 2;
-}
 
 double quantile(const std::vector<double>& s, double q) {
   const double pos = q * static_cast<double>(s.size() - 1);
@@ -55,7 +49,7 @@ class Resampler {
       const auto [first, size] = w.spans[static_cast<std::size_t>(gen_() % n)];
       for (std::size_t i = 0; i < size; ++i) draw_.push_back((*w.values)[first + static_cast<std::size_t>(gen_() % size)]);
     }
-    return draw_.empty() ? 0 : median_of(draw_);
+    return draw_.empty() ? 0 : median_in_place(draw_);
   }
 
  private:

@@ -24,15 +24,11 @@
 #include "sweep/overlap_model.h"
 #include "sweep/runner.h"
 #include "util/error.h"
+#include "timing/stats.h"
 
 namespace shardroof::sweep {
 namespace {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // Per-iteration durations kept on each rank (`rows` of `width` values, the
 // first `filled` of them written): the slowest rank's per iteration and

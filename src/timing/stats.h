@@ -3,6 +3,7 @@
 // them; timing/timing.h measures them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -54,6 +55,19 @@ inline constexpr std::string_view kAggregationNote =
     "time per iteration = max over ranks; reported: median (min, max) over iterations";
 
 TimeStats summarize(std::vector<double> samples);
+
+// The median of `v`: the middle value, or the mean of the middle two; 0 when
+// empty. Reorders v (nth_element: linear, no sort).
+inline double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const std::size_t n = v.size();
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  const double hi = *mid;
+  if (n % 2) return hi;
+  return 0.5 * (hi + *std::max_element(v.begin(), mid));
+}
+inline double median_of(std::vector<double> v) { return median_in_place(v); }
 // The statistics (median, min, max, percentiles, iqm) made again from
 // `samples`, the rest kept.
 void resummarize(TimeStats& stats);
