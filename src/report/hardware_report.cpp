@@ -129,7 +129,7 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
                                      "than cores, or vCPUs the host runs on fewer cores), so a rank's limit is its share"
                                    : ": each rank has its own core");
     } else {
-      out += "# the core's own peak: not measured (no register-only loops for this architecture)\n";
+      out += "# the core's own peak: not measured (no register-only loops in this build: another architecture than x86-64, or the simulated build, whose hosts are the platform's)\n";
     }
   }
   for (const auto& w : hardware_warnings(h, types)) out += "# " + w + "\n";

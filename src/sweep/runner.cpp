@@ -330,7 +330,8 @@ GemmRate SweepRunner::peak_gemm() {
   // C_peak: a large local GEMM, square-ish in B and F with a deep inner
   // dimension, grown until one call is long enough to time.
   return measure_peak_gemm_rate(backend_, comm_, std::min<std::size_t>(whole_rows(plan_), 2048),
-                                std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick_timing(plan_.timing));
+                                std::min<std::size_t>(plan_.F, 2048), 1024, plan_.type, quick_timing(plan_.timing),
+                                sample_floors().peak_gemm_s);
 }
 
 MemoryBandwidth SweepRunner::memory_bandwidth() {

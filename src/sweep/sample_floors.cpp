@@ -2,6 +2,6 @@
 
 namespace shardroof::sweep {
 
-SampleFloors sample_floors() { return {2, 20, 50}; }
+SampleFloors sample_floors() { return {2, 20, 50, 0.020}; }
 
 }  // namespace shardroof::sweep

@@ -2,6 +2,6 @@
 
 namespace shardroof::sweep {
 
-SampleFloors sample_floors() { return {0, 1, 1}; }
+SampleFloors sample_floors() { return {0, 1, 1, 0}; }
 
 }  // namespace shardroof::sweep
