@@ -96,23 +96,10 @@ PointRecord SweepRunner::measure_fsdp(std::uint64_t B, const TimingPlan& timing,
     coll::TraceSpan span(tracer, "gemm", "compute", {{"m", rows}, {"n", F}, {"k", D}});
     gemm->run();
   };
-  const auto timed = [&](const char* what, const auto& body) {
-    if (trace_)
-      trace_->begin_region({what, "all_gather", setup_.describe(plan_.impl), DF * es, B, rows, -1, timing.iters - 1,
-                            timing.iters, 0});
-    const TimeStats t = shardroof::measure(
-        comm_, timing, *clock,
-        [&](int) {
-          coll::TraceSpan iteration(tracer, "iteration", "iteration");
-          body();
-        },
-        trace::record_last_iteration(trace_, timing), &aligned);
-    if (trace_) {
-      trace_->set_recording(false);
-      if (plan_.impl == coll::Algorithm::Auto)
-        trace_->current_region().algorithm = gather->algorithm() + "/" + std::string(setup_.transport().name());
-    }
-    return t;
+  const auto timed = [&](const char* what, const std::function<void()>& body) {
+    return timed_region({what, "all_gather", setup_.describe(plan_.impl), DF * es, B, rows, -1, timing.iters - 1,
+                         timing.iters, 0},
+                        timing, *clock, &aligned, tracer, *gather, body);
   };
   const auto poison = [&](void* buffer, std::size_t bytes) {
     const std::vector<std::byte> nan_bytes(bytes, std::byte{0xFF});
@@ -218,19 +205,10 @@ PrefetchRun SweepRunner::measure_prefetch(std::uint64_t B, std::size_t rows, std
   run.layers = static_cast<int>(L);
   for (std::size_t l = 0; l < L; ++l) run.gather_alone_s.push_back(time_alone(timing, clock, [&] { gather_layer(l); }));
   for (std::size_t l = 0; l < L; ++l) run.gemm_alone_s.push_back(time_alone(timing, clock, [&] { run_gemm(l); }));
-  const auto timed = [&](const char* what, const auto& body) {
-    if (trace_)
-      trace_->begin_region({what, "all_gather", setup_.describe(plan_.impl), DF * es, B, rows, -1, timing.iters - 1,
-                            timing.iters, static_cast<int>(L)});
-    const TimeStats t = shardroof::measure(
-        comm_, timing, clock,
-        [&](int) {
-          coll::TraceSpan iteration(tracer, "iteration", "iteration");
-          body();
-        },
-        trace::record_last_iteration(trace_, timing));
-    if (trace_) trace_->set_recording(false);
-    return t;
+  const auto timed = [&](const char* what, const std::function<void()>& body) {
+    return timed_region({what, "all_gather", setup_.describe(plan_.impl), DF * es, B, rows, -1, timing.iters - 1,
+                         timing.iters, static_cast<int>(L)},
+                        timing, clock, nullptr, tracer, *gather, body);
   };
   run.t_serial = timed("T_serial", [&] {
     for (std::size_t l = 0; l < L; ++l) {

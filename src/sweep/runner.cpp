@@ -105,24 +105,10 @@ PointRecord SweepRunner::measure(std::uint64_t D, const TimingPlan& timing, std:
     collective->run(partial->data(), z->data(), BF, plan_.type, coll::ReduceOp::Sum);
   };
   // Each measurement is a region of the trace; its last timed iteration is recorded.
-  const auto timed = [&](const char* what, int chunks, const auto& body) {
-    if (trace_)
-      trace_->begin_region({what, std::string(coll::to_string(plan_.kind)), setup_.describe(plan_.impl), BF * es, D,
-                            shard.size, -1, timing.iters - 1, timing.iters, chunks});
-    const TimeStats t = shardroof::measure(
-        comm_, timing, *clock,
-        [&](int) {
-          coll::TraceSpan iteration(tracer, "iteration", "iteration");
-          body();
-        },
-        trace::record_last_iteration(trace_, timing), &aligned);
-    if (trace_) {
-      trace_->set_recording(false);
-      // `auto` picks by size: name what it ran.
-      if (plan_.impl == coll::Algorithm::Auto)
-        trace_->current_region().algorithm = collective->algorithm() + "/" + std::string(setup_.transport().name());
-    }
-    return t;
+  const auto timed = [&](const char* what, int chunks, const std::function<void()>& body) {
+    return timed_region({what, std::string(coll::to_string(plan_.kind)), setup_.describe(plan_.impl), BF * es, D,
+                         shard.size, -1, timing.iters - 1, timing.iters, chunks},
+                        timing, *clock, &aligned, tracer, *collective, body);
   };
 
   PointRecord rec;
@@ -324,6 +310,26 @@ GemmRate SweepRunner::floor_gemm(const TimingPlan& timing) {
 
 GemmRate SweepRunner::call_gemm(const TimingPlan& timing) {
   return measure_call_rate(backend_, comm_, plan_.type, timing);
+}
+
+TimeStats SweepRunner::timed_region(trace::Region region, const TimingPlan& timing, Clock& clock,
+                                    const AlignedClock* aligned, coll::Tracer* tracer,
+                                    const coll::Collective& collective, const std::function<void()>& body) {
+  if (trace_) trace_->begin_region(std::move(region));
+  const TimeStats t = shardroof::measure(
+      comm_, timing, clock,
+      [&](int) {
+        coll::TraceSpan iteration(tracer, "iteration", "iteration");
+        body();
+      },
+      trace::record_last_iteration(trace_, timing), aligned);
+  if (trace_) {
+    trace_->set_recording(false);
+    // `auto` picks by size: name what it ran.
+    if (plan_.impl == coll::Algorithm::Auto)
+      trace_->current_region().algorithm = collective.algorithm() + "/" + std::string(setup_.transport().name());
+  }
+  return t;
 }
 
 GemmRate SweepRunner::peak_gemm() {

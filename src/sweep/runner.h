@@ -120,6 +120,12 @@ class SweepRunner {
   // inputs and the steps it predicts come from one state of the machine;
   // then each result checked.
   void measure_overlapped(const PointContext& c, PointRecord& rec);
+  // One measurement of `body` (the timing rules of timing/timing.h) as a
+  // region of the trace, its last timed iteration recorded; with `auto`
+  // the region names the algorithm `collective` ran. `aligned`: stamps the
+  // ranks' arrivals on one clock (nullptr: none).
+  TimeStats timed_region(trace::Region region, const TimingPlan& timing, Clock& clock, const AlignedClock* aligned,
+                         coll::Tracer* tracer, const coll::Collective& collective, const std::function<void()>& body);
   GemmRate peak_gemm();
   GemmRate floor_gemm(const TimingPlan& timing);
   GemmRate call_gemm(const TimingPlan& timing);
