@@ -54,39 +54,6 @@ build() {
 
 mpi_flags=(--oversubscribe --mca mpi_yield_when_idle 1)
 
-# The BLAS kernel the ranks compute with. OpenBLAS picks one when it loads
-# and quietly falls back to an older one on a CPU model it does not know
-# (Debian 12's 0.3.21 runs its SSE kernel on new Intel Xeons: a fifth of
-# an AVX-512 core). `shardroof peak --blas-coretype` judges the kernel
-# against this CPU's own loops and names the OPENBLAS_CORETYPE that fixes
-# it; every rank then runs with it. An OPENBLAS_CORETYPE already set is
-# judged the same way and replaced when it is below the CPU, unless
-# SHARDROOF_KEEP_CORETYPE=1.
-choose_blas_kernel() {
-  local bin="$BUILD_DIR/src/shardroof" answer=() again
-  mapfile -t answer < <("$bin" peak --blas-coretype 2>/dev/null) || true
-  if [ ${#answer[@]} -lt 2 ]; then
-    echo "quickstart: could not judge the BLAS kernel (shardroof peak --blas-coretype failed); running as it is" >&2
-    return 0
-  fi
-  if [ "${answer[0]}" = "-" ]; then
-    echo "quickstart: BLAS kernel: ${answer[1]}" >&2
-    return 0
-  fi
-  if [ -n "${OPENBLAS_CORETYPE:-}" ] && [ "${SHARDROOF_KEEP_CORETYPE:-0}" = 1 ]; then
-    echo "quickstart: WARNING: ${answer[1]}; keeping OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE (SHARDROOF_KEEP_CORETYPE=1)" >&2
-    return 0
-  fi
-  echo "quickstart: BLAS kernel: ${answer[1]}; so every rank runs with OPENBLAS_CORETYPE=${answer[0]}" \
-       "(the CPU's own kernel; the results are checked as always)" >&2
-  export OPENBLAS_CORETYPE="${answer[0]}"
-  mpi_flags+=(-x OPENBLAS_CORETYPE)
-  again=$("$bin" peak --blas-coretype 2>/dev/null | head -n 1) || true
-  if [ "$again" != "-" ]; then
-    echo "quickstart: WARNING: OPENBLAS_CORETYPE=${answer[0]} did not give a kernel this CPU runs at full speed;" \
-         "the sweep's header says which kernel ran" >&2
-  fi
-}
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -99,7 +66,8 @@ case "$what" in
   main)
     install_missing
     build
-    choose_blas_kernel
+    # The BLAS kernel: shardroof itself runs the CPU's where the library's
+    # own choice is below it (--blas-kernel auto); each header says which ran.
     mkdir -p results
     stamp=$(date +%Y%m%d-%H%M%S)
     # One launch is one draw of what stays fixed while it runs (placement,

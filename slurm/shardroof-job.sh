@@ -97,26 +97,9 @@ shardroof_job() {
   fi
   local -a args=("$command" --json "$out/$command.json" ${rest[@]+"${rest[@]}"})
 
-  # The BLAS kernel of a command that times CPU GEMMs: OpenBLAS falls back
-  # quietly to an older kernel on a CPU model it does not know. `peak
-  # --blas-coretype`, run here on the job's first node, judges it against
-  # the CPU's own loops and names the OPENBLAS_CORETYPE that fixes it;
-  # every rank then gets it (srun passes the environment on; mpirun with
-  # -x). SHARDROOF_KEEP_CORETYPE=1 keeps an OPENBLAS_CORETYPE set by hand.
-  local blas_note=""
-  if [[ ( "$command" == sweep || "$command" == peak ) && " ${args[*]} " != *" --backend cuda "* ]]; then
-    local -a answer=()
-    mapfile -t answer < <("${one[@]}" "$bin" peak --blas-coretype 2>/dev/null) || true
-    if [[ ${#answer[@]} -ge 2 && "${answer[0]}" != "-" && \
-          ! ( -n "${OPENBLAS_CORETYPE:-}" && "${SHARDROOF_KEEP_CORETYPE:-0}" == 1 ) ]]; then
-      export OPENBLAS_CORETYPE="${answer[0]}"
-      [[ "$launcher" == mpirun ]] && launch+=(-x OPENBLAS_CORETYPE)
-      blas_note="${answer[1]}; every rank runs with OPENBLAS_CORETYPE=${answer[0]}"
-    elif [[ ${#answer[@]} -ge 2 ]]; then
-      blas_note="${answer[1]}"
-    fi
-    [[ -n "$blas_note" ]] && echo "shardroof-job: BLAS kernel: $blas_note" >&2
-  fi
+  # The BLAS kernel needs nothing here: every rank of shardroof runs the
+  # CPU's kernel itself where the library's own choice is below the CPU
+  # (--blas-kernel auto), and each header and record says who set it.
 
   {
     echo "job:        $job"
@@ -125,9 +108,8 @@ shardroof_job() {
     echo "gpus:       ${SLURM_GPUS_PER_NODE:-${SLURM_GPUS_ON_NODE:-none}} per node"
     echo "binary:     $bin"
     echo "launch:     ${launch[*]} $bin ${args[*]}"
-    [[ -n "$blas_note" ]] && echo "blas:       $blas_note"
     echo "started:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    env | grep -E '^(OMPI_MCA_|UCX_|NCCL_|PMIX_MCA_|OMP_|OPENBLAS_)' | sort | sed 's/^/env:        /'
+    env | grep -E '^(OMPI_MCA_|UCX_|NCCL_|PMIX_MCA_|OMP_|OPENBLAS_|BLIS_)' | sort | sed 's/^/env:        /'
   } > "$out/job.txt"
   echo "shardroof-job: results in $out" >&2
 

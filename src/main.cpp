@@ -16,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/config_file.h"
 #include "commands/environment.h"
+#include "hardware/blas_choice.h"
 #include "util/agreement.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -170,6 +171,10 @@ std::string error_line(int rank, const char* what) {
 
 int main(int argc, char** argv) {
   using namespace shardroof;
+  // The BLAS kernel is the library's choice when it loaded: where that is
+  // below this CPU, the process starts again with the right one, before
+  // MPI knows of it (hardware/blas_choice.h).
+  hw::choose_blas_kernel(argc, argv);
   std::unique_ptr<MpiSession> mpi;
   try {
     mpi = std::make_unique<MpiSession>(&argc, &argv);

@@ -6,23 +6,45 @@
 #include <nlohmann/json.hpp>
 
 #include "timing/timing.h"
-#include "util/node.h"
 #include "util/mpi_session.h"
 #include "util/node.h"
 
 namespace shardroof {
 namespace {
 
-// Every loop slot in a fixed order, so that ranks whose CPUs differ still
-// reduce arrays of one length: 0 where a rank lacks the loop.
 // The sustained loops: iterations of about 20 ms, 10 of them.
 constexpr double kSustainedS = 0.02;
 constexpr int kSustainedIterations = 10;
+// The core's loops: the fastest of 30 repetitions of about 1 ms.
+constexpr int kRepetitions = 30;
+constexpr double kRepetitionS = 1e-3;
 
-std::vector<hw::CoreLoop> all_loop_slots() {
-  std::vector<hw::CoreLoop> out;
-  for (const auto t : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16})
-    for (const hw::VectorIsa v : hw::kVectorIsas) out.push_back({v, t});
+// Every rank's reading, the slowest rank's kept (min over ranks): a step
+// is as fast as its slowest rank. Ranks whose CPUs lack a loop read 0
+// there, and the loop is left out.
+hw::CorePeak slowest_rank(const hw::CorePeak& mine, MPI_Comm comm) {
+  std::vector<double> values = {mine.add_chain_hz, mine.imul_chain_hz, mine.amx_bf16_flops_per_s.value_or(0),
+                                mine.amx_clock_hz};
+  for (const auto& r : mine.rates) {
+    values.push_back(r.flops_per_s);
+    values.push_back(r.clock_hz);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN, comm);
+  hw::CorePeak out;
+  out.repetitions = mine.repetitions;
+  out.repetition_s = mine.repetition_s;
+  out.add_chain_hz = values[0];
+  out.imul_chain_hz = values[1];
+  if (values[2] > 0) {
+    out.amx_bf16_flops_per_s = values[2];
+    out.amx_clock_hz = values[3];
+  } else if (mine.amx_bf16_flops_per_s) {
+    out.amx_unavailable = "a rank was not granted the tile state";
+  } else {
+    out.amx_unavailable = mine.amx_unavailable;
+  }
+  for (std::size_t i = 0; i < mine.rates.size(); ++i)
+    if (values[4 + 2 * i] > 0) out.rates.push_back({mine.rates[i].loop, values[4 + 2 * i], values[5 + 2 * i]});
   return out;
 }
 
@@ -59,27 +81,15 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
   std::vector<coll::DataType> wanted = types;
   if (std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end())
     wanted.push_back(coll::DataType::Float);
-  const std::vector<hw::CoreLoop> mine = hw::loops_for(out.cpu, wanted);
   // One loop at a time on every rank at once (a barrier before each slot,
   // so ranks whose CPUs lack a loop still meet the others at every one):
   // units two ranks share are measured shared.
-  constexpr int kRepetitions = 30;
-  constexpr double kRepetitionS = 1e-3;
-  const std::vector<hw::CoreLoop> slots = all_loop_slots();
-  std::vector<double> values(slots.size() + 1, 0.0);
-  MPI_Barrier(comm);
-  values[0] = hw::measure_clock_hz(kRepetitions, kRepetitionS);
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    MPI_Barrier(comm);
-    if (std::find(mine.begin(), mine.end(), slots[i]) != mine.end())
-      values[i + 1] = hw::measure_loop_flops(slots[i], kRepetitions, kRepetitionS);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MIN, comm);
-  out.core.repetitions = kRepetitions;
-  out.core.repetition_s = kRepetitionS;
-  out.core.clock_hz = values[0];
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    if (values[i + 1] > 0) out.core.rates.push_back({slots[i], values[i + 1]});
+  const bool amx = std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end() && out.cpu.amx_bf16;
+  const hw::CorePeak mine = hw::measure_core_peak(out.cpu, hw::loop_slots(wanted), kRepetitions, kRepetitionS,
+                                                  [comm] { MPI_Barrier(comm); }, amx);
+  out.core = slowest_rank(mine, comm);
+  out.core.sustained_iterations = kSustainedIterations;
+  out.core.sustained_s = kSustainedS;
   // Whether the ranks of a node share their cores' units: the fastest loop
   // of each datatype asked for, longer, by the node's first rank alone,
   // then by every rank of the node at once (timed as every measurement: a
@@ -88,7 +98,10 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
   const NodeComm node(comm);
   int largest = node.size();
   MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_INT, MPI_MAX, comm);
-  if (largest < 2) return out;
+  if (largest < 2) {
+    hw::judge_clock(out.core);
+    return out;
+  }
   out.core.sustained_ranks = largest;
   HostClock clock;
   for (const auto t : {coll::DataType::Float, coll::DataType::Double, coll::DataType::BFloat16}) {
@@ -124,6 +137,8 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
     MPI_Allreduce(MPI_IN_PLACE, &alone_min, 1, MPI_DOUBLE, MPI_MIN, comm);
     if (ratio < 2.0 && std::isfinite(alone_min)) out.core.sustained.push_back({loop, alone_min * ratio, alone_min});
   }
+  // The per-cycle checks take the sharing out: judged once it is known.
+  hw::judge_clock(out.core);
   return out;
 }
 

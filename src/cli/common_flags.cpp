@@ -1,5 +1,7 @@
 #include "cli/common_flags.h"
 
+#include "hardware/blas_choice.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,6 +76,14 @@ void add_gemm_flags(CLI::App& app, ComputeFlags& flags) {
   app.add_option("--threads", flags.threads, "BLAS threads per rank")->capture_default_str();
   app.add_option("--tf32", flags.tf32, "1: float GEMMs on TF32 tensor cores (cuda; stated in the output), 0: IEEE float")
       ->capture_default_str();
+  // Not from a config file: the program reads it before MPI starts, from
+  // the command line alone (hardware/blas_choice.h).
+  app.add_option("--blas-kernel", flags.blas_kernel,
+                 "auto: where the BLAS's own kernel is below this CPU, run the CPU's (the library's variable, "
+                 "OPENBLAS_CORETYPE or BLIS_ARCH_TYPE, set by shardroof; a value the user set is kept); keep: the "
+                 "library's choice; NAME: that kernel (e.g. Prescott, SkylakeX, haswell, skx)")
+      ->capture_default_str()
+      ->configurable(false);
 }
 
 coll::DataType datatype_flag(const std::string& text, std::initializer_list<coll::DataType> choices) {
@@ -93,6 +103,13 @@ void check_gemm_flags(const ComputeFlags& flags, Backend backend) {
   if (flags.threads < 1) throw_usage("--threads: must be at least 1, got {}", flags.threads);
   if (flags.tf32 != 0 && flags.tf32 != 1) throw_usage("--tf32: must be 0 or 1, got {}", flags.tf32);
   if (flags.tf32 == 1 && backend != Backend::Cuda) throw_usage("--tf32 1: needs --backend cuda");
+  const hw::BlasFamily family = hw::linked_blas_family();
+  if (!hw::parse_blas_kernel(flags.blas_kernel, family)) {
+    std::string names;
+    for (const auto k : hw::kernel_names(family)) names += (names.empty() ? "" : ", ") + std::string(k);
+    throw_usage("--blas-kernel: '{}' is not auto, keep{}", flags.blas_kernel,
+                names.empty() ? " (this build's BLAS has no kernel variable)" : ", or a kernel of this build's BLAS: " + names);
+  }
 }
 
 void add_json_flag(CLI::App& app, OutputFlags& flags) {

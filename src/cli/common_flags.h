@@ -41,17 +41,19 @@ struct ComputeFlags {
   std::string backend = "cpu";
   int threads = 1;
   int tf32 = 0;
+  std::string blas_kernel = "auto";  // read before MPI_Init (hardware/blas_choice.h); checked here
 };
 // -d, --datatype, listing `choices` in its help ("float | double").
 void add_datatype_flag(CLI::App& app, std::string& datatype, std::initializer_list<coll::DataType> choices);
 void add_datatype_flag(CLI::App& app, std::string& datatype, const std::string& choices);
 void add_backend_flag(CLI::App& app, std::string& backend);
-// --threads and --tf32: the GEMM's settings.
+// --threads, --tf32 and --blas-kernel: the GEMM's settings.
 void add_gemm_flags(CLI::App& app, ComputeFlags& flags);
 // UsageError unless `text` names one of `choices`.
 coll::DataType datatype_flag(const std::string& text, std::initializer_list<coll::DataType> choices);
 Backend backend_flag(const std::string& text);
-// --threads at least 1; --tf32 0 or 1, and 1 only on `backend` cuda.
+// --threads at least 1; --tf32 0 or 1, and 1 only on `backend` cuda;
+// --blas-kernel auto, keep or a kernel of the linked BLAS.
 void check_gemm_flags(const ComputeFlags& flags, Backend backend);
 
 // --ranks-per-node K (coll, sweep): K consecutive ranks form a node (hier's

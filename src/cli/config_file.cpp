@@ -42,6 +42,9 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 std::vector<std::string> config_keys(const CLI::App& command) {
   std::vector<std::string> keys;
   for (const CLI::Option* opt : command.get_options()) {
+    // A flag read before the command line is parsed (--blas-kernel) is
+    // not configurable: a file could not set it in time.
+    if (!opt->get_configurable()) continue;
     for (const auto& name : opt->get_lnames()) {
       if (name != "help" && name != "config") keys.push_back(name);
     }

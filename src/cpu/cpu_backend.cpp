@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "collectives/half.h"
+#include "hardware/blas_kernel.h"
 #include "util/error.h"
 
 namespace shardroof {
@@ -132,13 +133,16 @@ class CpuGemmChunks final : public ComputeBackend::PreparedGemmChunks {
 
 class CpuBackend final : public ComputeBackend {
  public:
-  explicit CpuBackend(int threads) : threads_(threads) {
+  explicit CpuBackend(int threads) : threads_(threads), library_(hw::query_blas().library) {
     if (threads < 1) throw_usage("--threads: must be at least 1, got {}", threads);
-    openblas_set_num_threads(threads);
+    if (!hw::set_blas_threads(threads) && threads != 1)
+      throw_usage("--threads {}: {} takes its threads from its own variable (MKL_NUM_THREADS, OMP_NUM_THREADS, ...), "
+                  "not from a call: set it in every rank's environment and leave --threads at 1",
+                  threads, library_);
   }
 
   std::string describe() const override {
-    return fmt::format("cpu (OpenBLAS, {} thread{})", threads_, threads_ == 1 ? "" : "s");
+    return fmt::format("cpu ({}, {} thread{})", library_, threads_, threads_ == 1 ? "" : "s");
   }
   coll::MemoryOps& memory() override { return memory_; }
 
@@ -179,10 +183,11 @@ class CpuBackend final : public ComputeBackend {
 
   std::string arithmetic(coll::DataType type) const override {
     switch (type) {
-      case coll::DataType::Float: return "float (OpenBLAS sgemm)";
-      case coll::DataType::Double: return "double (OpenBLAS dgemm)";
+      case coll::DataType::Float: return fmt::format("float ({} sgemm)", library_);
+      case coll::DataType::Double: return fmt::format("double ({} dgemm)", library_);
       case coll::DataType::BFloat16:
-        return "bfloat16 stored and communicated, multiplied in float (OpenBLAS sgemm; no bfloat16 GEMM)";
+        return fmt::format("bfloat16 stored and communicated, multiplied in float ({} sgemm; no bfloat16 GEMM)",
+                           library_);
       default: return "unsupported";
     }
   }
@@ -195,6 +200,7 @@ class CpuBackend final : public ComputeBackend {
 
  private:
   int threads_;
+  std::string library_;  // the linked BLAS, as it names itself
   coll::HostMemoryOps memory_;
 };
 

@@ -1,6 +1,7 @@
 #include "hardware/blas_kernel.h"
 
-#include <cblas.h>
+#include "hardware/blas_choice.h"
+#include "hardware/blas_library.h"
 
 #include <algorithm>
 #include <array>
@@ -19,7 +20,7 @@ std::string lower(std::string_view s) {
 
 // OpenBLAS's x86 kernel names (driver/others/dynamic.c, corename[]) and
 // the arithmetic of their GEMM kernels (kernel/x86_64/KERNEL.<name>).
-constexpr std::array<std::pair<std::string_view, VectorIsa>, 27> kKernels = {{
+constexpr std::array<std::pair<std::string_view, VectorIsa>, 27> kOpenBlasKernels = {{
     {"katmai", VectorIsa::Sse},       {"coppermine", VectorIsa::Sse},   {"northwood", VectorIsa::Sse},
     {"prescott", VectorIsa::Sse},     {"banias", VectorIsa::Sse},       {"atom", VectorIsa::Sse},
     {"core2", VectorIsa::Sse},        {"penryn", VectorIsa::Sse},       {"dunnington", VectorIsa::Sse},
@@ -31,30 +32,60 @@ constexpr std::array<std::pair<std::string_view, VectorIsa>, 27> kKernels = {{
     {"skylakex", VectorIsa::Avx512},  {"cooperlake", VectorIsa::Avx512}, {"sapphirerapids", VectorIsa::Avx512}
 }};
 
-}  // namespace
+// BLIS 0.9.0's x86 configurations (frame/base/bli_arch.c) and their
+// kernels' arithmetic (kernels/<name>/3).
+constexpr std::array<std::pair<std::string_view, VectorIsa>, 13> kBlisKernels = {{
+    {"skx", VectorIsa::Avx512},       {"knl", VectorIsa::Avx512},         {"haswell", VectorIsa::Fma256},
+    {"zen", VectorIsa::Fma256},       {"zen2", VectorIsa::Fma256},        {"zen3", VectorIsa::Fma256},
+    {"excavator", VectorIsa::Fma256},   {"steamroller", VectorIsa::Fma256},
+    {"piledriver", VectorIsa::Fma256}, {"bulldozer", VectorIsa::Avx},     {"sandybridge", VectorIsa::Avx},
+    {"penryn", VectorIsa::Sse},       {"generic", VectorIsa::Sse}
+}};
 
-std::optional<VectorIsa> openblas_kernel_isa(std::string_view kernel) {
+template <std::size_t N>
+std::optional<VectorIsa> find_isa(const std::array<std::pair<std::string_view, VectorIsa>, N>& table,
+                                  std::string_view kernel) {
   const std::string k = lower(kernel);
-  for (const auto& [name, isa] : kKernels)
+  for (const auto& [name, isa] : table)
     if (k == name) return isa;
   return std::nullopt;
 }
 
-std::string openblas_coretype_for(VectorIsa isa, const CpuIsa& cpu) {
+// The name of the widest kernel family at or below `isa` the CPU can run.
+std::string kernel_at(VectorIsa isa, const CpuIsa& cpu, std::string_view avx512, std::string_view fma256,
+                      std::string_view avx) {
   switch (isa) {
     case VectorIsa::Avx512:
-      if (cpu.avx512_skylakex()) return "SkylakeX";
+      if (cpu.avx512_skylakex()) return std::string(avx512);
       [[fallthrough]];
     case VectorIsa::Fma256:
-      if (cpu.avx2 && cpu.fma) return "Haswell";
+      if (cpu.avx2 && cpu.fma) return std::string(fma256);
       [[fallthrough]];
     case VectorIsa::Avx:
-      if (cpu.avx) return "Sandybridge";
+      if (cpu.avx) return std::string(avx);
       [[fallthrough]];
     case VectorIsa::Sse:
       return "";
   }
   return "";
+}
+
+}  // namespace
+
+std::string_view to_string(KernelSetBy by) {
+  switch (by) {
+    case KernelSetBy::Library: return "library";
+    case KernelSetBy::User: return "user";
+    case KernelSetBy::Shardroof: return "shardroof";
+    case KernelSetBy::Flag: return "--blas-kernel";
+  }
+  return "?";
+}
+
+std::optional<VectorIsa> openblas_kernel_isa(std::string_view kernel) { return find_isa(kOpenBlasKernels, kernel); }
+
+std::string openblas_coretype_for(VectorIsa isa, const CpuIsa& cpu) {
+  return kernel_at(isa, cpu, "SkylakeX", "Haswell", "Sandybridge");
 }
 
 std::string openblas_version(std::string_view config) {
@@ -66,14 +97,59 @@ std::string openblas_version(std::string_view config) {
   return !v.empty() && std::isdigit(static_cast<unsigned char>(v.front())) ? std::string(v) : "";
 }
 
+std::optional<VectorIsa> blis_kernel_isa(std::string_view kernel) { return find_isa(kBlisKernels, kernel); }
+
+std::string blis_arch_for(VectorIsa isa, const CpuIsa& cpu) { return kernel_at(isa, cpu, "skx", "haswell", "sandybridge"); }
+
+std::string_view kernel_variable(BlasFamily family) {
+  switch (family) {
+    case BlasFamily::OpenBlas: return "OPENBLAS_CORETYPE";
+    case BlasFamily::Blis: return "BLIS_ARCH_TYPE";
+    case BlasFamily::Other: return "";
+  }
+  return "";
+}
+
+std::optional<VectorIsa> kernel_isa(BlasFamily family, std::string_view kernel) {
+  switch (family) {
+    case BlasFamily::OpenBlas: return openblas_kernel_isa(kernel);
+    case BlasFamily::Blis: return blis_kernel_isa(kernel);
+    case BlasFamily::Other: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string_view> kernel_names(BlasFamily family) {
+  std::vector<std::string_view> out;
+  if (family == BlasFamily::OpenBlas)
+    for (const auto& k : kOpenBlasKernels) out.push_back(k.first);
+  if (family == BlasFamily::Blis)
+    for (const auto& k : kBlisKernels) out.push_back(k.first);
+  return out;
+}
+
+std::string kernel_for(BlasFamily family, VectorIsa isa, const CpuIsa& cpu) {
+  switch (family) {
+    case BlasFamily::OpenBlas: return openblas_coretype_for(isa, cpu);
+    case BlasFamily::Blis: return blis_arch_for(isa, cpu);
+    case BlasFamily::Other: return "";
+  }
+  return "";
+}
+
 BlasInfo query_blas() {
-  BlasInfo info;
-  info.library = "OpenBLAS";
-  info.config = openblas_get_config();
-  info.version = openblas_version(info.config);
-  info.kernel = openblas_get_corename();
-  info.kernel_isa = openblas_kernel_isa(info.kernel);
-  if (const char* env = std::getenv("OPENBLAS_CORETYPE")) info.coretype_env = env;
+  BlasInfo info = detail::linked_library();
+  info.kernel_isa = kernel_isa(info.family, info.kernel);
+  info.kernel_variable = std::string(kernel_variable(info.family));
+  if (!info.kernel_variable.empty())
+    if (const char* env = std::getenv(info.kernel_variable.c_str())) info.kernel_env = env;
+  const KernelMarker marker = read_kernel_marker();
+  if (marker.present) {
+    info.set_by = marker.by;
+    info.library_kernel = marker.library_kernel;
+  } else if (!info.kernel_env.empty()) {
+    info.set_by = KernelSetBy::User;
+  }
   return info;
 }
 

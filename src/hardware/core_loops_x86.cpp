@@ -7,7 +7,15 @@
 //
 // Values stay normal numbers (no denormals, which some cores run on a slow
 // path): accumulators start at 1, multiplicands are 1, addends small.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "hardware/core_loops.h"
 
@@ -125,18 +133,88 @@ void run_core_loop(CoreLoop loop, std::uint64_t iterations) {
   }
 }
 
+double cycles_per_iteration(ClockChain chain) {
+  return kClockChainLength * (chain == ClockChain::Multiply ? 3.0 : 1.0);
+}
+
+std::string_view to_string(ClockChain chain) { return chain == ClockChain::Multiply ? "imul" : "add %rcx"; }
+
 bool clock_loop_available() { return true; }
 
-void run_clock_loop(std::uint64_t iterations) {
+void run_clock_chain(ClockChain chain, std::uint64_t iterations) {
   if (iterations == 0) iterations = 1;
+  if (chain == ClockChain::Multiply) {
+    // rax *= 1: the value stays 1, each multiply waits for the one before.
+    __asm__ volatile(
+        "mov $1, %%eax\n\t mov $1, %%ecx\n\t"
+        "1:\n\t"
+        ".rept 100\n\t imul %%rcx, %%rax\n\t .endr\n\t"
+        "dec %[n]\n\t jnz 1b\n\t"
+        : [n] "+r"(iterations)
+        :
+        : "rax", "rcx", "cc");
+    return;
+  }
   __asm__ volatile(
-      "xor %%eax, %%eax\n\t"
+      "xor %%eax, %%eax\n\t mov $1, %%ecx\n\t"
       "1:\n\t"
-      ".rept 100\n\t add $1, %%rax\n\t .endr\n\t"
+      ".rept 100\n\t add %%rcx, %%rax\n\t .endr\n\t"
       "dec %[n]\n\t jnz 1b\n\t"
       : [n] "+r"(iterations)
       :
-      : "rax", "cc");
+      : "rax", "rcx", "cc");
+}
+
+namespace {
+
+// The tile configuration of palette 1 (64 bytes): tiles 0-7 of 16 rows of
+// 64 bytes each.
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  std::uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+static_assert(sizeof(TileConfig) == 64);
+
+}  // namespace
+
+AmxGrant request_amx(const CpuIsa& cpu) {
+  if (!cpu.amx_tile || !cpu.amx_bf16) return {false, "the CPU has no AMX-BF16, or the OS does not save the tile state"};
+  // ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA (arch/x86/include/uapi/asm/prctl.h).
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0)
+    return {false, fmt::format("the kernel did not grant the tile state (arch_prctl: {})", std::strerror(errno))};
+  return {true, ""};
+}
+
+double amx_flops_per_iteration() { return 4.0 * 16 * 16 * 32 * 2; }
+
+__attribute__((target("amx-tile,amx-bf16"))) void run_amx_bf16_loop(std::uint64_t iterations) {
+  if (iterations == 0) iterations = 1;
+  const TileConfig config;
+  // bfloat16 1.0 pairs: products of 1, sums that stay normal numbers.
+  alignas(64) static constexpr std::array<std::uint32_t, 256> kOnes = [] {
+    std::array<std::uint32_t, 256> a{};
+    for (auto& v : a) v = 0x3f803f80u;
+    return a;
+  }();
+  const long stride = 64;
+  __asm__ volatile(
+      "ldtilecfg %[config]\n\t"
+      "tileloadd (%[ones], %[stride], 1), %%tmm4\n\t tileloadd (%[ones], %[stride], 1), %%tmm5\n\t"
+      "tileloadd (%[ones], %[stride], 1), %%tmm6\n\t tileloadd (%[ones], %[stride], 1), %%tmm7\n\t"
+      "tilezero %%tmm0\n\t tilezero %%tmm1\n\t tilezero %%tmm2\n\t tilezero %%tmm3\n\t"
+      "1:\n\t"
+      "tdpbf16ps %%tmm6, %%tmm4, %%tmm0\n\t tdpbf16ps %%tmm7, %%tmm4, %%tmm1\n\t"
+      "tdpbf16ps %%tmm6, %%tmm5, %%tmm2\n\t tdpbf16ps %%tmm7, %%tmm5, %%tmm3\n\t"
+      "dec %[n]\n\t jnz 1b\n\t"
+      "tilerelease\n\t"
+      : [n] "+r"(iterations)
+      : [config] "m"(config), [ones] "r"(kOnes.data()), [stride] "r"(stride)
+      : "cc", "memory");
 }
 
 }  // namespace shardroof::hw

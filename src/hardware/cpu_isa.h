@@ -4,6 +4,7 @@
 // no BLAS.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,19 @@ struct CpuIsa {
   // What OpenBLAS's AVX-512 kernels (SkylakeX) need: F, CD, BW, DQ and VL.
   bool avx512_skylakex() const { return avx512f && avx512cd && avx512bw && avx512dq && avx512vl; }
 };
+
+// The registers cpu_isa() reads: cpuid leaves 0, 1, 7 (subleaves 0 and 1)
+// and XCR0, the OS's saved-state mask. Recorded dumps of CPUs nobody here
+// has (tests/unit/cpu_fixtures.h) decode the same way.
+struct CpuidDump {
+  std::uint32_t max_leaf = 0;                  // leaf 0 EAX
+  std::uint32_t leaf1_ecx = 0, leaf1_edx = 0;  // leaf 1
+  std::uint32_t leaf7_eax = 0, leaf7_ebx = 0, leaf7_ecx = 0, leaf7_edx = 0;  // leaf 7, subleaf 0
+  std::uint32_t leaf7_1_eax = 0;               // leaf 7, subleaf 1 (where leaf7_eax >= 1)
+  std::uint64_t xcr0 = 0;                      // 0 where leaf 1 ECX has no OSXSAVE
+};
+// What a dump says the CPU has and the OS saves (pure).
+CpuIsa decode_cpuid(const CpuidDump& dump);
 
 // The CPU's model name (the first "model name" of /proc/cpuinfo), or "".
 std::string cpu_model_name();

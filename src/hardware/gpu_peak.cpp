@@ -52,6 +52,7 @@ std::optional<ComputeLimit> gpu_compute_limit(const GpuDevice& gpu, coll::DataTy
                      : type == coll::DataType::Float  ? (allow_tf32 && row->tf32_tensor > 0 ? "TF32 tensor" : "FP32")
                      : type == coll::DataType::Half   ? "FP16 tensor"
                                                       : "BF16 tensor";
+  out.kind = unit;
   out.name = fmt::format("this GPU's {} peak", unit);
   out.formula = fmt::format("{} SMs x {:g} FLOP/cycle x {} (compute capability {}.{}, {})", gpu.sm_count, per_sm,
                             ghz_text(gpu.max_clock_hz), gpu.cc_major, gpu.cc_minor, row->architecture);

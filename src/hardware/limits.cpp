@@ -8,6 +8,11 @@ namespace shardroof::hw {
 
 std::string ghz_text(double hz) { return fmt::format("{:.2f} GHz", hz / 1e9); }
 
+std::string loop_rate_text(const CorePeak& peak, const LoopRate& r) {
+  if (const auto fpc = peak.flop_per_cycle(r)) return fmt::format("{:.1f} FLOP/cycle", *fpc);
+  return fmt::format("{:.1f} GFLOP/s", r.flops_per_s / 1e9);
+}
+
 std::size_t vector_bytes(VectorIsa isa) {
   switch (isa) {
     case VectorIsa::Sse: return 16;
@@ -20,7 +25,7 @@ std::size_t vector_bytes(VectorIsa isa) {
 
 std::optional<double> reduce_bound_s_per_elem(const CorePeak& peak, const CpuIsa& cpu, std::size_t element_bytes) {
   const auto widest = cpu.widest();
-  if (!(peak.clock_hz > 0) || !widest || element_bytes == 0) return std::nullopt;
+  if (!peak.clock_known() || !widest || element_bytes == 0) return std::nullopt;
   const double lanes = static_cast<double>(vector_bytes(*widest)) / static_cast<double>(element_bytes);
   return 1.0 / (std::max(lanes, 1.0) * peak.clock_hz);
 }
@@ -32,24 +37,27 @@ std::optional<ComputeLimit> cpu_compute_limit(const CorePeak& peak, coll::DataTy
   if (!r) return std::nullopt;
   ComputeLimit out;
   out.type = type;
+  // Measured with every rank of the node at once: where ranks share a
+  // core's units, the rate is already a rank's share of the core.
   out.flops_per_s = r->flops_per_s * threads;
-  // With every rank of the node computing at once, where ranks share a
-  // core's units, a rank gets less than a core alone: that is its limit.
-  const CorePeak::Sharing* shared = peak.sustained_for(r->loop.type);
-  const double share = shared ? shared->ratio() : 1.0;
-  const bool sharing = shared && share < kSharedCoreShare;
-  if (sharing) out.flops_per_s *= share;
+  const double share = peak.rank_share(r->loop.type);
+  const bool sharing = share < 1;
   const bool bf16_dot = r->loop.type == coll::DataType::BFloat16;
   const std::string kind =
       bf16_dot ? std::string("AVX512_BF16 dot")
                : fmt::format("{} {}", to_string(r->loop.isa),
                              r->loop.isa == VectorIsa::Sse || r->loop.isa == VectorIsa::Avx ? "multiply-add" : "FMA");
+  out.kind = kind;
   out.name = threads == 1 ? fmt::format("this core's {} peak", kind) : fmt::format("{} cores' {} peak", threads, kind);
-  out.formula = fmt::format("{:.1f} FLOP/cycle x {} x {} thread{}", flop_per_cycle(*r, peak.clock_hz),
-                            ghz_text(peak.clock_hz), threads, threads == 1 ? "" : "s");
+  const std::string per_core =
+      peak.clock_known()
+          ? fmt::format("{:.1f} FLOP/cycle x {}", *peak.flop_per_cycle(*r), ghz_text(r->clock_hz > 0 ? r->clock_hz
+                                                                                                     : peak.clock_hz))
+          : fmt::format("{:.1f} GFLOP/s per core (clock unknown)", r->flops_per_s / share / 1e9);
+  out.formula = fmt::format("{} x {} thread{}", per_core, threads, threads == 1 ? "" : "s");
   if (sharing) {
     out.name = fmt::format("a rank's share of the {} peak", kind);
-    out.formula += fmt::format(" alone, {:.2f}x of it with the node's {} ranks computing at once", share,
+    out.formula += fmt::format(" alone, x {:.2f} with the node's {} ranks computing at once", share,
                                peak.sustained_ranks);
   }
   return out;
@@ -77,23 +85,23 @@ KernelVerdict judge_blas_kernel(const BlasInfo& blas, const CpuIsa& cpu, const C
   const bool bf16_short = best_bf16 && !blas.bf16_gemm && mine->flops_per_s < kBelowShare * best_bf16->flops_per_s;
   v.below_cpu = isa_short || bf16_short;
   if (isa_short) {
-    v.cause = fmt::format("{} runs its {} kernel ({}, {:.1f} FLOP/cycle) on a CPU whose {} loop reaches {:.1f} "
-                          "FLOP/cycle: its {} GEMMs can reach at most {:.2f}x of this core",
-                          blas.library, blas.kernel, to_string(*blas.kernel_isa),
-                          flop_per_cycle(*mine, peak.clock_hz), to_string(best_same->loop.isa),
-                          flop_per_cycle(*best_same, peak.clock_hz), coll::to_string(arith),
+    v.cause = fmt::format("{} runs its {} kernel ({}, {}) on a CPU whose {} loop reaches {}: its {} GEMMs can "
+                          "reach at most {:.2f}x of this core",
+                          blas.library, blas.kernel, to_string(*blas.kernel_isa), loop_rate_text(peak, *mine),
+                          to_string(best_same->loop.isa), loop_rate_text(peak, *best_same), coll::to_string(arith),
                           mine->flops_per_s / best_same->flops_per_s);
-    v.fix_coretype = openblas_coretype_for(best_same->loop.isa, cpu);
-    if (!v.fix_coretype.empty())
-      v.fix = fmt::format("OPENBLAS_CORETYPE={} in the environment of every rank (mpirun -x OPENBLAS_CORETYPE={} "
-                          "...; srun and sbatch pass the environment on)",
-                          v.fix_coretype, v.fix_coretype);
+    v.fix_kernel = kernel_for(blas.family, best_same->loop.isa, cpu);
+    const std::string var = blas.kernel_variable;
+    if (!v.fix_kernel.empty())
+      v.fix = fmt::format("run with --blas-kernel auto (the default: shardroof then sets {}={} itself where {} is "
+                          "not set) or --blas-kernel {}, or put {}={} in the environment of every rank",
+                          var, v.fix_kernel, var, v.fix_kernel, var, v.fix_kernel);
   }
   if (bf16_short) {
     if (!v.cause.empty()) v.cause += "; and ";
     v.cause += fmt::format("bfloat16 is multiplied in float ({} has no bfloat16 GEMM here), so the CPU's "
-                           "AVX512_BF16 dot product ({:.1f} FLOP/cycle) is unused",
-                           blas.library, flop_per_cycle(*best_bf16, peak.clock_hz));
+                           "AVX512_BF16 dot product ({}) is unused",
+                           blas.library, loop_rate_text(peak, *best_bf16));
     if (v.fix.empty())
       v.fix = "none in this build: a BLAS with a bfloat16 GEMM (OpenBLAS built with BUILD_BFLOAT16=1, sbgemm) would "
               "use AVX512_BF16; or time float instead";

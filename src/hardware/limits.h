@@ -23,13 +23,6 @@ namespace shardroof::hw {
 // halves): 3/4 lies between the two cases on any core.
 inline constexpr double kBelowShare = 0.75;
 
-// Ranks share their cores' units when a loop run by every rank of a node at
-// once reaches less than this share of one rank alone: two ranks on one
-// core's units get half each, ranks with a core each all of it, and a
-// loaded machine slows both measurements alike; 3/4 lies between (as
-// kBelowShare) with room for the noise of a shared machine.
-inline constexpr double kSharedCoreShare = 0.75;
-
 // A ceiling is called far below its hardware limit under this share (the
 // console's warning; gates take their own share, `hw:F`).
 inline constexpr double kLowShare = 0.5;
@@ -39,12 +32,15 @@ struct ComputeLimit {
   coll::DataType type = coll::DataType::Float;
   double flops_per_s = 0;  // per rank
   std::string name;        // "this core's AVX-512 FMA peak", "this GPU's bfloat16 tensor peak"
-  std::string formula;     // "32.0 FLOP/cycle x 3.69 GHz x 1 thread"
+  std::string kind;        // what computes, without whose: "AVX-512 FMA", "bfloat16 tensor"
+  std::string formula;     // "32.0 FLOP/cycle x 3.69 GHz x 1 thread"; FLOP/s alone where the clock is unknown
 };
 
 // The core's peak for `type` per rank: the fastest loop for the datatype
-// (the AVX512_BF16 dot for bfloat16 where the CPU has it, else float's)
-// times the BLAS threads of a rank. nullopt where nothing was measured.
+// (the AVX512_BF16 dot for bfloat16 where the CPU has it, else float's),
+// as measured with every rank of the node at once (a rank's share where
+// ranks share a core's units), times the BLAS threads of a rank. nullopt
+// where nothing was measured.
 std::optional<ComputeLimit> cpu_compute_limit(const CorePeak& peak, coll::DataType type, int threads);
 
 // Whether the BLAS kernel computes `type` below what the CPU can.
@@ -59,7 +55,7 @@ struct KernelVerdict {
   // kernel we do not know, or nothing measured).
   std::optional<bool> below_cpu;
   std::string cause;         // what falls short, in words; "" when not below
-  std::string fix_coretype;  // the OPENBLAS_CORETYPE that fixes it; "" when no such value does
+  std::string fix_kernel;    // the value of the library's kernel variable that fixes it; "" when none does
   std::string fix;           // the fix in words, "" when none is known
 };
 
@@ -69,12 +65,16 @@ KernelVerdict judge_blas_kernel(const BlasInfo& blas, const CpuIsa& cpu, const C
 // dst = a + b): one vector of sums per cycle at the CPU's widest level,
 // two loads and a store, which a core of that level sustains from its L1.
 // A bound, not a goal: a reduction larger than the caches is bound by
-// memory instead. nullopt where nothing was measured.
+// memory instead. nullopt where nothing was measured or the clock is
+// unknown.
 std::optional<double> reduce_bound_s_per_elem(const CorePeak& peak, const CpuIsa& cpu, std::size_t element_bytes);
 // The vector width in bytes of a level.
 std::size_t vector_bytes(VectorIsa isa);
 
 // "1.23 GHz"-style helpers shared by the reporters.
 std::string ghz_text(double hz);
+// A loop's rate per cycle where the clock is known ("32.0 FLOP/cycle"),
+// else per second ("118.2 GFLOP/s").
+std::string loop_rate_text(const CorePeak& peak, const LoopRate& r);
 
 }  // namespace shardroof::hw

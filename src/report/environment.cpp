@@ -14,9 +14,21 @@ std::string cpu_isa_suffix(const std::vector<std::string>& isa) {
 }  // namespace
 
 std::string blas_text(const hw::BlasInfo& blas) {
-  std::string out = blas.library + (blas.version.empty() ? "" : " " + blas.version) + ", kernel " + blas.kernel;
+  std::string out = blas.library + (blas.version.empty() ? "" : " " + blas.version) + ", kernel " +
+                    (blas.kernel.empty() ? "not queried" : blas.kernel);
   if (blas.kernel_isa) out += " (" + std::string(hw::to_string(*blas.kernel_isa)) + ")";
-  if (!blas.coretype_env.empty()) out += ", set by OPENBLAS_CORETYPE=" + blas.coretype_env;
+  const std::string setting = blas.kernel_variable + "=" + blas.kernel_env;
+  switch (blas.set_by) {
+    case hw::KernelSetBy::Library: break;
+    case hw::KernelSetBy::User: out += ", set by the user's " + setting; break;
+    case hw::KernelSetBy::Shardroof:
+      out += ", set by shardroof (" + setting + "; " + blas.library + " chose " + blas.library_kernel +
+             " itself, below this CPU)";
+      break;
+    case hw::KernelSetBy::Flag:
+      out += ", set by --blas-kernel (" + setting + "; " + blas.library + " chose " + blas.library_kernel + " itself)";
+      break;
+  }
   return out;
 }
 
@@ -28,7 +40,10 @@ nlohmann::json blas_json(const hw::BlasInfo& blas, const std::vector<std::string
   out["kernel"] = blas.kernel;
   out["kernel_isa"] = blas.kernel_isa ? nlohmann::json(std::string(hw::to_string(*blas.kernel_isa))) : nlohmann::json();
   out["cpu_isa"] = cpu_isa;
-  out["coretype_env"] = blas.coretype_env.empty() ? nlohmann::json() : nlohmann::json(blas.coretype_env);
+  out["kernel_variable"] = blas.kernel_variable.empty() ? nlohmann::json() : nlohmann::json(blas.kernel_variable);
+  out["kernel_env"] = blas.kernel_env.empty() ? nlohmann::json() : nlohmann::json(blas.kernel_env);
+  out["kernel_set_by"] = std::string(hw::to_string(blas.set_by));
+  out["library_kernel"] = blas.library_kernel.empty() ? nlohmann::json() : nlohmann::json(blas.library_kernel);
   out["bf16_gemm"] = blas.bf16_gemm;
   out["below_cpu"] = nullptr;
   return out;
@@ -42,7 +57,7 @@ void set_blas_verdict(nlohmann::json& environment, const hw::KernelVerdict& v) {
   b["kernel_flops_per_s_per_core"] = v.kernel_flops;
   b["best_flops_per_s_per_core"] = v.best_flops;
   b["cause"] = v.cause.empty() ? nlohmann::json() : nlohmann::json(v.cause);
-  b["fix_coretype"] = v.fix_coretype.empty() ? nlohmann::json() : nlohmann::json(v.fix_coretype);
+  b["fix_kernel"] = v.fix_kernel.empty() ? nlohmann::json() : nlohmann::json(v.fix_kernel);
   b["fix"] = v.fix.empty() ? nlohmann::json() : nlohmann::json(v.fix);
 }
 

@@ -30,8 +30,8 @@ struct Environment {
 
 nlohmann::json environment_json(const Environment& env);
 // environment.blas: the library, its version and build string, the kernel
-// it runs and that kernel's vector level, the CPU's, OPENBLAS_CORETYPE as
-// the ranks saw it; `below_cpu` (null until a command that times GEMMs
+// it runs and that kernel's vector level, the CPU's, the library's kernel
+// variable as the ranks saw it and who set the kernel; `below_cpu` (null until a command that times GEMMs
 // judged it, see set_blas_verdict), and where below, the cause and the fix.
 nlohmann::json blas_json(const hw::BlasInfo& blas, const std::vector<std::string>& cpu_isa);
 // Adds a measured verdict to a document's environment.blas.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/environment.h"
 
@@ -19,18 +20,63 @@ std::string flops_text(double f) {
   return f >= 1e12 ? fmt::format("{:.1f} TFLOP/s", f / 1e12) : fmt::format("{:.1f} GFLOP/s", f / 1e9);
 }
 
-// "float 32.0 FLOP/cycle (AVX-512 FMA; AVX2+FMA 32.0, AVX 16.0, SSE 8.0)"
+// "float 32.0 FLOP/cycle (512-bit FMA; AVX2+FMA 32.0, AVX 16.0, SSE 8.0)",
+// in GFLOP/s where the clock is unknown.
 std::string loops_text(const hw::CorePeak& core, coll::DataType type) {
   const hw::LoopRate* best = core.fastest(type);
   if (!best) return "";
+  const auto value = [&](const hw::LoopRate& r) {
+    const auto fpc = core.flop_per_cycle(r);
+    return fpc ? fmt::format("{:.1f}", *fpc) : fmt::format("{:.1f}", r.flops_per_s / 1e9);
+  };
   std::vector<std::string> others;
   for (auto it = core.rates.rbegin(); it != core.rates.rend(); ++it)
     if (it->loop.type == type && &*it != best)
-      others.push_back(fmt::format("{} {:.1f}", hw::to_string(it->loop.isa), hw::flop_per_cycle(*it, core.clock_hz)));
+      others.push_back(fmt::format("{} {}", hw::to_string(it->loop.isa), value(*it)));
   const std::string name = type == coll::DataType::BFloat16 ? "bfloat16" : std::string(coll::to_string(type));
-  return fmt::format("{} {:.1f} FLOP/cycle ({}{}{})", name, hw::flop_per_cycle(*best, core.clock_hz),
-                     type == coll::DataType::BFloat16 ? "AVX512_BF16 dot" : std::string(hw::loop_text(best->loop.isa)),
-                     others.empty() ? "" : "; ", join(others, ", "));
+  std::string out = fmt::format("{} {} {} ({}{}{})", name, value(*best),
+                                core.clock_known() ? "FLOP/cycle" : "GFLOP/s per rank",
+                                type == coll::DataType::BFloat16 ? "AVX512_BF16 dot"
+                                                                 : std::string(hw::loop_text(best->loop.isa)),
+                                others.empty() ? "" : "; ", join(others, ", "));
+  // A loop whose clock differs from the chains' (wide vectors lowering it).
+  if (core.clock_known() && best->clock_hz > 0 && std::abs(best->clock_hz / core.clock_hz - 1) > hw::kClockAgreement)
+    out += fmt::format(" at {} under the loop", hw::ghz_text(best->clock_hz));
+  return out;
+}
+
+// "clock 2.55 GHz (add %rcx 2.55, imul 2.56 GHz)", or why it is unknown.
+std::string clock_text(const hw::CorePeak& core) {
+  if (core.clock_known())
+    return fmt::format("clock {} ({} {:.2f}, {} {:.2f} GHz)", hw::ghz_text(core.clock_hz),
+                       hw::to_string(hw::ClockChain::AddRegister), core.add_chain_hz / 1e9,
+                       hw::to_string(hw::ClockChain::Multiply), core.imul_chain_hz / 1e9);
+  return "clock unknown (" + core.clock_unknown + "), so no figure per cycle";
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+// Which libraries compute bfloat16 on the tiles: none that this build links
+// (Debian 12's OpenBLAS 0.3.21 and BLIS 0.9.0 have no AMX kernel).
+std::string amx_users(const hw::BlasInfo& blas) {
+  return fmt::format("not {} here: OpenBLAS 0.3.24 and later built with BUILD_BFLOAT16 (its SapphireRapids sbgemm), "
+                     "Intel MKL (cblas_gemm_bf16bf16f32) or oneDNN compute bfloat16 on the tiles",
+                     blas.library);
+}
+
+// The tile loop beside the bfloat16 ceiling.
+std::string amx_text(const HardwareLimits& h) {
+  if (!h.cpu.amx_bf16) return "";
+  if (!h.core.amx_bf16_flops_per_s) {
+    if (h.core.amx_unavailable.empty()) return "";
+    return "AMX-BF16 tiles: not measured (" + h.core.amx_unavailable + ")";
+  }
+  const auto fpc = h.core.amx_flop_per_cycle();
+  return fmt::format("AMX-BF16 tiles (tdpbf16ps, register-only): {} per rank{}; the bfloat16 GEMM here multiplies in "
+                     "float ({})",
+                     flops_text(*h.core.amx_bf16_flops_per_s),
+                     fpc ? fmt::format(", {:.0f} FLOP/cycle of the tiles' {:.0f}", *fpc, hw::kAmxBf16FlopPerCycle) : "",
+                     amx_users(h.blas));
 }
 
 bool gpu_clock_low(const hw::GpuDevice& g) {
@@ -90,7 +136,7 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
     for (const auto t : types) {
       if (const auto lim = h.compute_limit(t))
         peaks.push_back(fmt::format("{} {} ({}: {})", coll::to_string(t), flops_text(lim->flops_per_s),
-                                    lim->name.substr(lim->name.find("GPU's ") + 6), lim->formula));
+                                    lim->kind, lim->formula));
       else
         peaks.push_back(fmt::format("{} unknown (no table row for compute capability {}.{})", coll::to_string(t),
                                     g.cc_major, g.cc_minor));
@@ -111,9 +157,9 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
         if (const std::string s = loops_text(h.core, t); !s.empty()) loops.push_back(s);
       }
       out += fmt::format("# the core's own peak (register-only loops, the fastest of {} repetitions of about {:.0f} ms "
-                         "on every rank at once, the slowest rank's): clock {}; {}\n",
-                         h.core.repetitions, h.core.repetition_s * 1e3, hw::ghz_text(h.core.clock_hz),
-                         join(loops, "; "));
+                         "on every rank at once, the slowest rank's): {}; {}\n",
+                         h.core.repetitions, h.core.repetition_s * 1e3, clock_text(h.core), join(loops, "; "));
+      if (const std::string amx = amx_text(h); !amx.empty()) out += "# " + amx + "\n";
       std::vector<std::string> kept;
       bool sharing = false;
       for (const auto& s : h.core.sustained) {
@@ -122,9 +168,10 @@ std::string hardware_header_text(const HardwareLimits& h, const std::vector<coll
                                    flops_text(s.together_flops_per_s), s.ratio(), flops_text(s.alone_flops_per_s)));
       }
       if (!kept.empty())
-        out += fmt::format("# with the {} ranks of a node computing at once (the fastest loop, 10 iterations of 20 ms, "
-                           "against the node's first rank alone just before): {}{}\n",
-                           h.core.sustained_ranks, join(kept, "; "),
+        out += fmt::format("# with the {} ranks of a node computing at once (the fastest loop, {} iterations of {:.0f} "
+                           "ms, against the node's first rank alone just before): {}{}\n",
+                           h.core.sustained_ranks, h.core.sustained_iterations, h.core.sustained_s * 1e3,
+                           join(kept, "; "),
                            sharing ? ": the ranks share their cores' units (hardware threads of one core, more ranks "
                                      "than cores, or vCPUs the host runs on fewer cores), so a rank's limit is its share"
                                    : ": each rank has its own core");
@@ -142,18 +189,19 @@ std::string blas_coretype_text(const HardwareLimits& h, const std::vector<coll::
     const auto v = h.blas_verdict(t);
     if (!v) continue;
     if (!first) first = v;
-    if (v->below_cpu && *v->below_cpu && !v->fix_coretype.empty()) return v->fix_coretype + "\n" + v->cause + "\n";
+    if (v->below_cpu && *v->below_cpu && !v->fix_kernel.empty()) return v->fix_kernel + "\n" + v->cause + "\n";
   }
   if (!first || !first->below_cpu)
     return fmt::format("-\n{}: not judged ({})\n", blas_text(h.blas),
                        h.blas.kernel_isa ? "the core's loops were not measured" : "a kernel this program does not know");
-  if (*first->below_cpu) return "-\n" + first->cause + " (no OPENBLAS_CORETYPE fixes it)\n";
-  return fmt::format("-\n{} on a CPU whose fastest {} loop is {} ({:.1f} FLOP/cycle): the kernel's own level reaches "
+  if (*first->below_cpu)
+    return "-\n" + first->cause + " (no " + (h.blas.kernel_variable.empty() ? "kernel variable" : h.blas.kernel_variable) +
+           " value fixes it)\n";
+  return fmt::format("-\n{} on a CPU whose fastest {} loop is {} ({:.1f} GFLOP/s): the kernel's own level reaches "
                      "{:.2f}x of it, right for this CPU\n",
                      blas_text(h.blas), coll::to_string(first->type),
                      first->best_isa ? std::string(hw::to_string(*first->best_isa)) : std::string("?"),
-                     h.core.clock_hz > 0 ? first->best_flops / h.core.clock_hz : 0.0,
-                     first->best_flops > 0 ? first->kernel_flops / first->best_flops : 0.0);
+                     first->best_flops / 1e9, first->best_flops > 0 ? first->kernel_flops / first->best_flops : 0.0);
 }
 
 std::string compute_share_text(double flops_per_s, const std::optional<hw::ComputeLimit>& limit) {
@@ -224,7 +272,17 @@ nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::Da
   out["threads_per_rank"] = h.threads;
   if (h.core.measured()) {
     nlohmann::json core;
-    core["clock_hz"] = h.core.clock_hz;
+    core["clock_hz"] = h.core.clock_known() ? nlohmann::json(h.core.clock_hz) : nlohmann::json();
+    core["clock_unknown"] = h.core.clock_known() ? nlohmann::json() : nlohmann::json(h.core.clock_unknown);
+    core["add_chain_hz"] = h.core.add_chain_hz;
+    core["imul_chain_hz"] = h.core.imul_chain_hz;
+    core["clock_method"] = fmt::format(
+        "dependent chains of {} instructions no renamer folds, {} (latency 1) and {} (latency 3), the fastest "
+        "repetition of each; the clock is the add chain's where the two agree within {:.0f}%, it lies within "
+        "{:.1f}-{:.1f} GHz, and every loop's FLOP/cycle (at the add chain's clock right after the loop) is within "
+        "{:.0f}% of lanes x FLOP per lane x units; else null and every per-cycle figure null",
+        hw::kClockChainLength, hw::to_string(hw::ClockChain::AddRegister), hw::to_string(hw::ClockChain::Multiply),
+        hw::kClockAgreement * 100, hw::kMinClockHz / 1e9, hw::kMaxClockHz / 1e9, hw::kFlopPerCycleTolerance * 100);
     core["aggregation"] = fmt::format("the fastest of {} repetitions per rank (a hardware limit is an upper bound), "
                                       "min over the ranks, every rank at once",
                                       h.core.repetitions);
@@ -236,7 +294,17 @@ nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::Da
                                                   ? std::string("AVX512_BF16 dot")
                                                   : std::string(hw::loop_text(r.loop.isa))},
                                {"flops_per_s", r.flops_per_s},
-                               {"flop_per_cycle", hw::flop_per_cycle(r, h.core.clock_hz)}});
+                               {"clock_hz_under_loop", r.clock_hz > 0 ? nlohmann::json(r.clock_hz) : nlohmann::json()},
+                               {"flop_per_cycle", optional_json(h.core.flop_per_cycle(r))},
+                               {"physical_flop_per_cycle", hw::physical_flop_per_cycle(r.loop)},
+                               {"judged_per_cycle", hw::judged_per_cycle(r.loop)}});
+    if (h.core.amx_bf16_flops_per_s)
+      core["amx_bf16"] = {{"flops_per_s", *h.core.amx_bf16_flops_per_s},
+                          {"flop_per_cycle", optional_json(h.core.amx_flop_per_cycle())},
+                          {"limit_flop_per_cycle", hw::kAmxBf16FlopPerCycle},
+                          {"used_by", amx_users(h.blas)}};
+    else if (!h.core.amx_unavailable.empty())
+      core["amx_bf16"] = {{"unavailable", h.core.amx_unavailable}};
     core["sustained"] = nlohmann::json::array();
     for (const auto& s : h.core.sustained)
       core["sustained"].push_back({{"isa", std::string(hw::to_string(s.loop.isa))},
@@ -245,9 +313,11 @@ nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::Da
                                    {"alone_flops_per_s", s.alone_flops_per_s},
                                    {"ratio", s.ratio()},
                                    {"ranks_at_once", h.core.sustained_ranks}});
-    core["sustained_method"] = "the fastest loop per datatype, 10 iterations of about 20 ms after a warm-up, by each "
-                               "node's first rank alone, then by every rank at once (a barrier, the slowest rank's "
-                               "time, the median); ratio = together / alone, the lowest node's";
+    core["sustained_method"] = fmt::format(
+        "the fastest loop per datatype, {} iterations of about {:.0f} ms after a warm-up, by each node's first rank "
+        "alone, then by every rank at once (a barrier, the slowest rank's time, the median); ratio = together / "
+        "alone, the lowest node's",
+        h.core.sustained_iterations, h.core.sustained_s * 1e3);
     out["core"] = core;
   }
   if (h.gpu) {
