@@ -4,7 +4,7 @@
 # kernel is below what the CPU can do. Elsewhere exit 77 (CTest: skipped).
 #   blas_fallback.sh <expect_exit.sh> <its arguments...>
 if ! grep -qw avx /proc/cpuinfo 2>/dev/null; then
-  echo "SKIPPED: this CPU has no AVX: OpenBLAS's SSE kernel is not below it" >&2
+  echo "SKIPPED: this CPU has no AVX: an SSE kernel is not below it" >&2
   exit 77
 fi
 exec "$@"
