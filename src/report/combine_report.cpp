@@ -8,12 +8,16 @@
 
 namespace shardroof {
 
-const char* const kCombineMethod =
-    "on the log scale; the median's interval: a hierarchical bootstrap (each replicate draws the launches with "
-    "replacement, then from each drawn launch one value of its own bootstrap, which drew its rounds and then its "
-    "samples); between and within: the launches' variance minus the mean within-launch variance (each launch's "
-    "from its 16th-84th percentiles), and that mean; the next launch: mean +- t(K-1) x s x sqrt(1 + 1/K), s the "
-    "launches' spread, at least one launch's own noise (Kalibera and Jones, ISMM 2013)";
+std::string combine_method(int within_low, int within_high) {
+  return fmt::format(
+      "on the log scale; the median's interval: a hierarchical bootstrap (each replicate draws the launches with "
+      "replacement, then from each drawn launch one value of its own bootstrap, which drew its rounds and then its "
+      "samples); between and within: the launches' variance minus the mean within-launch variance (each launch's "
+      "from its {}th-{}th percentiles), and that mean; the next launch: mean +- t(K-1) x s x sqrt(1 + 1/K), s the "
+      "launches' spread, at least one launch's own noise; disagreeing: a launch whose own interval misses the next "
+      "launch's as the other launches place it (Kalibera and Jones, ISMM 2013)",
+      within_low, within_high);
+}
 
 namespace {
 
@@ -50,13 +54,12 @@ json estimate_json(const LaunchEstimate& e, double scale = 1) {
           {"has_distribution", !e.percentiles.empty()}};
 }
 
-std::string disagreeing_text(const std::vector<std::size_t>& idx, const std::vector<LaunchEstimate>& est,
-                             const Combined& c) {
-  if (idx.empty()) return "none (every launch's own interval overlaps the combined one)";
+std::string disagreeing_text(const std::vector<std::size_t>& idx, const std::vector<LaunchEstimate>& est) {
+  if (idx.empty()) return "none (every launch's own interval overlaps the next launch's as the others place it)";
   std::string out;
   for (const std::size_t i : idx)
-    out += (out.empty() ? "" : "; ") + fmt::format("launch {} (its {} and the combined {} do not overlap)", i + 1,
-                                                   interval(est[i].low, est[i].high), interval(c.low, c.high));
+    out += (out.empty() ? "" : "; ") + fmt::format("launch {} (its {} misses where the others place the next launch)",
+                                                   i + 1, interval(est[i].low, est[i].high));
   return out;
 }
 
@@ -100,12 +103,12 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
                        l.info.path);
   }
   const Combined& d = c.d_star;
-  out << "# combined over the launches (" << kCombineMethod << ")\n";
+  out << "# combined over the launches (" << combine_method() << ")\n";
   out << fmt::format("D* = {} (the median of {} launches) {} (95%, across launches)\n", num(d.median), d.launches,
                      interval(d.low, d.high));
   out << "variance of log D*: " << variance_text(d) << "\n";
   out << fmt::format("next launch: D* within {} (95% prediction interval)\n", interval(d.predict_low, d.predict_high));
-  out << "disagreeing: " << disagreeing_text(d.disagreeing, est, d) << "\n";
+  out << "disagreeing: " << disagreeing_text(d.disagreeing, est) << "\n";
   if (c.book)
     out << fmt::format("book: D*_book = {} {} across launches: its interval {} the measured D* {} ({:+.0f}%)\n",
                        num(c.book->median), interval(c.book->low, c.book->high),
@@ -147,7 +150,7 @@ void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, c
   if (!c.partial.empty())
     out << fmt::format("# {} rows not measured by every launch, not combined (first: {})\n", c.partial.size(),
                        row_name(c.partial.front()));
-  out << "# busbw in GB/s, as nccl-tests (algbw x its factor) at the combined median time; " << kCombineMethod << "\n";
+  out << "# busbw in GB/s, as nccl-tests (algbw x its factor) at the combined median time; " << combine_method() << "\n";
 }
 
 json sweep_combination_json(const launches::LaunchSet& set, const launches::SweepCombination& c) {
@@ -164,7 +167,7 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
               {"ranks", set.ranks},
               {"launches", launches_j},
               {"D", combined_json(c.d_star)},
-              {"method", kCombineMethod}};
+              {"method", combine_method()}};
   out["book"] = c.book ? combined_json(*c.book) : json();
   out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
   return out;
@@ -193,7 +196,7 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
   json partial = json::array();
   for (const auto& k : c.partial) partial.push_back(row_name(k));
   return {{"of", "coll"}, {"settings", set.settings}, {"ranks", set.ranks}, {"launches", launches_j},
-          {"rows", rows},  {"rows_not_in_every_launch", partial}, {"method", kCombineMethod}};
+          {"rows", rows},  {"rows_not_in_every_launch", partial}, {"method", combine_method()}};
 }
 
 std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c) {

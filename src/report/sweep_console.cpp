@@ -255,10 +255,10 @@ std::string crossover_line(const std::vector<sweep::PointRecord>& points, const 
                                            100 * (std::exp(a.conditioning_half_width_log) - 1))
                              : std::string());
       if (a.next_launch_interval)
-        s += fmt::format("\nnext launch: {}* within {} (95%: this launch's interval widened by the launch-to-launch "
-                         "spread of --history: sd {:.1f}% over {} launches, {})",
-                         x, interval_text(*a.next_launch_interval), 100 * (std::exp(a.history->between_sd_log) - 1),
-                         a.history->launches, a.history->path);
+        s += fmt::format("\nnext launch: {}* within {} ({:g}% prediction interval around this launch's, with the "
+                         "launch-to-launch spread of --history: sd {:.1f}% over {} launches, {})",
+                         x, interval_text(*a.next_launch_interval), 100 * sweep::kIntervalLevel,
+                         100 * (std::exp(a.history->between_sd_log) - 1), a.history->launches, a.history->path);
       if (e.sign_changes() > 1)
         s += fmt::format(". CAUTION: T_math and T_comm cross {} times ({}): {x}* is the first upward crossing; the "
                          "others are noise near the crossing or a T_comm that changes with {x} (see the table)",
