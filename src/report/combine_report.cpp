@@ -33,6 +33,8 @@ std::string num(double v) {
 
 std::string interval(double low, double high) { return fmt::format("[{}, {}]", num(low), num(high)); }
 
+std::string verdict(const std::optional<stability::Verdict>& v) { return v ? stability::to_string(*v) : "-"; }
+
 std::string pct(double log_sd) { return fmt::format("{:.1f}%", 100 * (std::exp(log_sd) - 1)); }
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
@@ -98,7 +100,7 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
     est.push_back(l.d_star);
     out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", i + 1, l.info.date,
                        l.info.load_average, num(l.d_star.value), interval(l.d_star.low, l.d_star.high),
-                       l.info.stability, l.stop.empty() ? "-" : l.stop,
+                       verdict(l.info.stability), l.stop.empty() ? "-" : l.stop,
                        l.book ? num(l.book->value) + " " + interval(l.book->low, l.book->high) : std::string("-"),
                        l.info.path);
   }
@@ -157,7 +159,7 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
   json launches_j = json::array();
   for (const auto& l : set.sweeps) {
     json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
-              {"stability", l.info.stability}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
+              {"stability", verdict(l.info.stability)}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
               {"interval_covers", "within that launch: its iterations, rounds and the states it saw"}};
     x["book"] = l.book ? estimate_json(*l.book) : json();
     launches_j.push_back(std::move(x));
@@ -177,7 +179,7 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
   json launches_j = json::array();
   for (const auto& l : set.colls)
     launches_j.push_back({{"path", l.info.path}, {"date", l.info.date}, {"load_average", l.info.load_average},
-                          {"stability", l.info.stability}});
+                          {"stability", verdict(l.info.stability)}});
   json rows = json::array();
   for (const auto& r : c.rows) {
     json per = json::array();
