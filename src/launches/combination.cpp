@@ -89,10 +89,8 @@ Combined combine(const std::vector<LaunchEstimate>& launches, double level, int 
     c.between_share = between / (between + all.within);
     c.within_share = all.within / (between + all.within);
   }
-  if (k >= 2) {
-    c.predict_low = all.next.low;
-    c.predict_high = all.next.high;
-  }
+  c.predict_low = all.next.low;  // 0 from fewer than two launches
+  c.predict_high = all.next.high;
   // A launch disagrees when its own interval misses where the other
   // launches place the next one. Not the median's interval: that shrinks
   // like 1/sqrt(K), so with many launches nearly every launch would miss it.

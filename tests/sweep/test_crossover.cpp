@@ -512,6 +512,21 @@ TEST(CrossoverSearch, StartsAtThePowerOfTwoNearestThePrediction) {
   EXPECT_EQ(nearest_power_of_two(std::nan(""), 1, 4096), 1u);
 }
 
+// --history: the next launch by the formula combine uses
+// (stability::next_launch_interval), around this launch's D* with the
+// history's spread and its count of launches.
+TEST(SweepAnalysis, TheNextLaunchFromHistoryIsCombinesFormula) {
+  const std::vector<PointRecord> points = {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)};
+  AnalysisOptions o;
+  o.history = launches::LaunchHistory{"history.json", 5, 0.1, 0.05, 400};
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(kTcomm), points, o);
+  ASSERT_TRUE(a.empirical.D && a.next_launch_interval);
+  const double sd = std::sqrt(0.1 * 0.1 + 0.05 * 0.05);
+  // t(4) at 97.5% = 2.7764, one launch at the centre: sqrt(2).
+  EXPECT_NEAR(std::log(a.next_launch_interval->high / *a.empirical.D), 2.7764 * sd * std::sqrt(2.0), 1e-4);
+  EXPECT_NEAR(std::log(*a.empirical.D / a.next_launch_interval->low), 2.7764 * sd * std::sqrt(2.0), 1e-4);
+}
+
 // One compute-bound point: the summary advises a smaller D, and --D auto
 // only where it was not given.
 TEST(SweepSummary, AdvisesDAutoOnlyWhereItWasNotGiven) {
