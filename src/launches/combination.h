@@ -29,6 +29,10 @@
 
 namespace shardroof::launches {
 
+// A launch's within-launch spread is read between these percentiles of its
+// distribution: one standard deviation either side for a normal one.
+inline constexpr int kWithinLowPercentile = 16, kWithinHighPercentile = 84;
+
 struct LaunchEstimate {
   double value = 0;                  // the launch's own estimate (> 0)
   double low = 0, high = 0;          // its own interval, as it printed it (high may be +inf)
@@ -42,7 +46,8 @@ struct Combined {
   double between_sd = 0, within_sd = 0;   // on the log scale
   double between_share = 0, within_share = 0;
   double predict_low = 0, predict_high = 0;  // where the next launch's estimate falls
-  // Launches whose own interval does not overlap the median's interval.
+  // Launches whose own interval misses the next launch's interval as the
+  // other launches predict it (three launches at least).
   std::vector<std::size_t> disagreeing;
 };
 
@@ -60,16 +65,12 @@ struct LaunchHistory {
 Combined combine(const std::vector<LaunchEstimate>& launches, double level = 0.95, int replicates = 4000,
                  std::uint64_t seed = 20240601);
 
-// The p-quantile (0 < p < 1) of Student's t with `df` degrees of freedom
-// (df >= 1), from the inverse of its distribution function.
-double student_t_quantile(double p, int df);
-
 // A draw from a distribution given by its 101 percentiles (0th..100th),
 // at uniform u in [0, 1): linear between neighbouring percentiles.
 double draw_from_percentiles(const std::vector<double>& percentiles, double u);
 
 // A launch's within-launch standard deviation of log(value): half the
-// spread between the 16th and 84th percentiles of its distribution, or,
+// spread between the kWithin*Percentile percentiles of its distribution, or,
 // without one, its 95% interval's half-width / 1.96 (log scale). 0 where
 // neither is finite.
 double within_sd(const LaunchEstimate& e);

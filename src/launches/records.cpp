@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "gate/gate.h"
+#include "model/collective_cost.h"
 #include "util/error.h"
 
 namespace shardroof::launches {
@@ -29,9 +30,9 @@ std::pair<double, double> interval_of(const json& j, double value) {
   return {low, high};
 }
 
-std::string verdict_of(const json& stability) {
-  if (!stability.is_object()) return "-";
-  return stability.value("verdict", std::string("-"));
+std::optional<stability::Verdict> verdict_of(const json& stability) {
+  if (!stability.is_object()) return std::nullopt;
+  return stability::parse_verdict(stability.value("verdict", std::string()));
 }
 
 LaunchInfo info_of(const std::string& path, const json& doc) {
@@ -105,8 +106,8 @@ CollLaunch read_coll(const std::string& path, const json& doc) {
     row.time_s.low = low * 1e-6;
     row.time_s.high = high * 1e-6;
     for (double v : percentiles_from_json(r.value("time_us_replicates", json()))) row.time_s.percentiles.push_back(v * 1e-6);
-    const double busbw = number(r, "busbw_GBps") * 1e9;
-    row.busbw_factor = row.key.bytes > 0 ? busbw * row.time_s.value / static_cast<double>(row.key.bytes) : 0;
+    const auto kind = coll::parse_collective(row.key.collective);
+    row.busbw_factor = kind ? model::bus_factor(*kind, doc.value("ranks", 0)) : 0;
     row.stability = verdict_of(r.value("stability", json()));
     l.rows.push_back(std::move(row));
   }

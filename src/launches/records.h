@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "launches/combination.h"
+#include "stability/stability.h"
 
 namespace shardroof::launches {
 
@@ -23,7 +24,7 @@ struct LaunchInfo {
   std::string path;
   std::string date;          // environment.date
   std::string load_average;  // environment.load_average at its start
-  std::string stability;     // its verdict in a word ("stable", "drift", "unstable", "-")
+  std::optional<stability::Verdict> stability;  // none where the record has no verdict
 };
 
 struct SweepLaunch {
@@ -44,8 +45,8 @@ struct CollRowKey {
 struct CollRow {
   CollRowKey key;
   LaunchEstimate time_s;     // the row's median time, its interval and distribution (seconds)
-  double busbw_factor = 0;   // busbw = factor * bytes / time (nccl-tests' 2(N-1)/N or (N-1)/N)
-  std::string stability;
+  double busbw_factor = 0;   // busbw = factor * bytes / time (model::bus_factor; 0 for an unknown collective)
+  std::optional<stability::Verdict> stability;
 };
 struct CollLaunch {
   LaunchInfo info;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "measure/coll_records.h"
-#include "stability/median_interval.h"
+#include "stability/statistics.h"
 #include "stability/stability.h"
 
 namespace shardroof {

@@ -135,81 +135,139 @@ std::vector<int> top_down(const Tree& t) {
 
 // A broadcast down the tree in k segments: a node sends segment j to all
 // its c children at once (their c flows share its W) once it has it and
-// has sent segment j-1.
+// has sent segment j-1. Segment by segment, top down, so that what is kept
+// is one time per rank: when it finished sending, and when it has the
+// current segment (O(p) memory for any k).
 double tree_bcast(const Tree& t, double S, double k, const Ctx& x) {
-  const auto K = static_cast<std::size_t>(k);
   const double m = S / k;
-  std::vector<std::vector<double>> has(t.size(), std::vector<double>(K, 0.0));
+  const std::vector<int> order = top_down(t);
+  std::vector<double> sent(t.size(), 0.0), has(t.size(), 0.0);
   double last = 0;
-  for (const int v : top_down(t)) {
-    const auto& kids = t[static_cast<std::size_t>(v)];
-    if (kids.empty()) {
-      last = std::max(last, has[static_cast<std::size_t>(v)][K - 1]);
-      continue;
+  for (double j = 0; j < k; ++j)
+    for (const int r : order) {
+      const auto v = static_cast<std::size_t>(r);
+      const auto& kids = t[v];
+      if (kids.empty()) {
+        last = std::max(last, has[v]);
+        continue;
+      }
+      sent[v] = std::max(sent[v], has[v]) + x.a + static_cast<double>(kids.size()) * m / x.W;
+      for (const int c : kids) has[static_cast<std::size_t>(c)] = sent[v];
     }
-    double sent = 0;
-    for (std::size_t j = 0; j < K; ++j) {
-      sent = std::max(sent, has[static_cast<std::size_t>(v)][j]) + x.a + static_cast<double>(kids.size()) * m / x.W;
-      for (const int c : kids) has[static_cast<std::size_t>(c)][j] = sent;
-    }
-  }
   return last;
 }
 
 // A reduction up the tree in k segments: a node receives segment j from
 // its c children at once (sharing its W in) once each has reduced it, and
-// reduces the c of them.
+// reduces the c of them. Segment by segment, bottom up: per rank when it
+// last received, when it last reduced, and when its current segment is
+// ready (O(p) memory for any k).
 double tree_reduce(const Tree& t, double S, double k, const Ctx& x) {
-  const auto K = static_cast<std::size_t>(k);
   const double m = S / k;
-  std::vector<std::vector<double>> ready(t.size(), std::vector<double>(K, 0.0));
   const std::vector<int> order = top_down(t);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const auto& kids = t[static_cast<std::size_t>(*it)];
-    if (kids.empty()) continue;
-    const double c = static_cast<double>(kids.size());
-    double in = 0, reduced = 0;
-    for (std::size_t j = 0; j < K; ++j) {
+  std::vector<double> in(t.size(), 0.0), reduced(t.size(), 0.0), ready(t.size(), 0.0);
+  for (double j = 0; j < k; ++j)
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const auto v = static_cast<std::size_t>(*it);
+      const auto& kids = t[v];
+      if (kids.empty()) continue;
+      const double c = static_cast<double>(kids.size());
       double arrive = 0;
-      for (const int ch : kids) arrive = std::max(arrive, ready[static_cast<std::size_t>(ch)][j]);
-      in = std::max(in, arrive) + x.a + c * m / x.W;
-      reduced = std::max(reduced, in) + c * m * x.g;
-      ready[static_cast<std::size_t>(*it)][j] = reduced;
+      for (const int ch : kids) arrive = std::max(arrive, ready[static_cast<std::size_t>(ch)]);
+      in[v] = std::max(in[v], arrive) + x.a + c * m / x.W;
+      reduced[v] = std::max(reduced[v], in[v]) + c * m * x.g;
+      ready[v] = reduced[v];
     }
-  }
-  return ready[0][K - 1];
+  return ready[0];
 }
 
-std::string k_text(double k) { return fmt::format("k = {:.0f}", k); }
+// A coefficient with how it reads: its value for this call and its text in
+// the notation of every formula here (N ranks, N' the largest power of two
+// <= N, L = log2 N', b = S/N a block). Built by the operators below, so a
+// text can only say what its value is.
+struct Coef {
+  double value = 1;
+  std::string text;  // "" for 1
+};
+Coef lit(double v) { return {v, fmt::format("{:g}", v)}; }
+Coef operator*(const Coef& x, const Coef& y) { return {x.value * y.value, x.text + y.text}; }
+Coef operator/(const Coef& x, const Coef& y) { return {x.value / y.value, x.text + "/" + y.text}; }
+Coef operator-(const Coef& x, const Coef& y) { return {x.value - y.value, "(" + x.text + " - " + y.text + ")"}; }
+Coef operator+(const Coef& x, const Coef& y) { return {x.value + y.value, "(" + x.text + " + " + y.text + ")"}; }
+
+// A cost as its terms, each a coefficient times a unit (messages, bytes
+// over the link, bytes reduced, a block over the link, a block copied):
+// its time and its formula come from the same list.
+enum class Unit { a, S_W, S_g, b_W, b_c };
+struct Term {
+  Coef coef;
+  Unit unit;
+};
+using Terms = std::vector<Term>;
+
+std::pair<double, std::string> priced(const Terms& terms, double S, const Ctx& x) {
+  static constexpr const char* kUnit[] = {"a", "S/W", "S g", "b/W", "b c"};
+  const double b = S / x.p, unit[] = {x.a, S / x.W, S * x.g, b / x.W, b * x.c};
+  double time = 0;
+  std::string text;
+  for (const auto& [coef, u] : terms) {
+    time += coef.value * unit[static_cast<int>(u)];
+    text += (text.empty() ? "" : " + ") + coef.text + (coef.text.empty() ? "" : " ") + kUnit[static_cast<int>(u)];
+  }
+  return {time, text};
+}
 
 std::optional<Part> decide(Operation op, double decision_bytes, double S, const Ctx& x);
 
 // One choice's cost; S is the operation's whole vector (the scatter's: all
-// blocks, p b).
+// blocks, N b).
 std::optional<Part> cost_of(const tuned::Choice& ch, double S, const Ctx& x) {
   const int p = x.p;
-  const double P = p, a = x.a, W = x.W, g = x.g;
-  const int L = floor_log2(p);
-  const double pp = static_cast<double>(1 << L);
-  const bool folded = (1 << L) != p;  // r = p - p' > 0
-  const double b = S / P;
-  const double f = (P - 1) / P;
-  const int cl = ceil_log2(p);
+  const int log2_pp = floor_log2(p);
+  const bool folded = (1 << log2_pp) != p;  // N' < N: the ranks above N' folded in first and out last
   const std::string& n = ch.name;
-  const auto part = [&](double t, std::string formula) { return Part{t, std::move(formula), n}; };
+  // The symbols every formula is written in.
+  const Coef one, N{static_cast<double>(p), "N"}, N1{p - 1.0, "(N-1)"}, f = N1 / N, L{double(log2_pp), "L"},
+      Np{static_cast<double>(1 << log2_pp), "N'"}, fp = Coef{Np.value - 1, "(N'-1)"} / Np,
+      cl{double(ceil_log2(p)), "ceil(log2 N)"}, l2{std::log2(static_cast<double>(p)), "log2 N"}, half = lit(1) / lit(2);
+  using enum Unit;
+  const auto part = [&](const Terms& terms, std::string note = "", std::string name = "") {
+    auto [time, formula] = priced(terms, S, x);
+    return Part{time, formula + note, name.empty() ? n : name};
+  };
+  const auto ring_allreduce = [&](std::string note = "") {
+    return part({{lit(2) * N1, a}, {lit(2) * f, S_W}, {f, S_g}}, std::move(note));
+  };
   const auto nested = [&](Operation inner, double decision, double bytes) { return decide(inner, decision, bytes, x); };
   const auto tree = [&](const Tree& t, bool reduce, const char* shape) -> Part {
     const double k = segments(S, x.es, ch.segment_bytes);
     const double time = reduce ? tree_reduce(t, S, k, x) : tree_bcast(t, S, k, x);
-    return part(time, fmt::format("{} of {} ranks, {}: per node and segment a + c (S/k)/W{} (c its children), "
-                                  "pipelined along the tree",
-                                  shape, p, k_text(k), reduce ? " + c (S/k) g" : ""));
+    return Part{time,
+                fmt::format("{} of {} ranks, k = {:.0f}: per node and segment a + c (S/k)/W{} (c its children), "
+                            "pipelined along the tree",
+                            shape, p, k, reduce ? " + c (S/k) g" : ""),
+                n};
   };
+  // bcast's and reduce's trees (reduce runs them reversed); the fixed rules
+  // pass fan-out 0, which the chain takes as 1.
+  if (ch.op == Operation::Bcast || ch.op == Operation::Reduce) {
+    const bool reduce = ch.op == Operation::Reduce;
+    const int fan = std::max(ch.fanout, 1);
+    switch (ch.algorithm) {
+      case Algorithm::Chain: return tree(chain(p, fan), reduce, fan == 1 ? "a chain" : "chains of fan-out f");
+      case Algorithm::Pipeline: return tree(chain(p, 1), reduce, "a chain");
+      case Algorithm::BinaryTree: return tree(ntree(p, 2), reduce, "a binary tree");
+      case Algorithm::InOrderBinary: return tree(ntree(p, 2), reduce, "a binary tree (in order)");
+      case Algorithm::Binomial: return tree(binomial(p), reduce, "a binomial tree");
+      case Algorithm::Knomial:
+        return tree(knomial(p, x.settings ? x.settings->knomial_radix : 4), reduce, "a k-nomial tree");
+      default: break;
+    }
+  }
   switch (ch.op) {
     case Operation::Allreduce:
       switch (ch.algorithm) {
-        case Algorithm::BasicLinear:
-          return part(2 * a + 2 * (P - 1) * S / W + (P - 1) * S * g, "2a + 2(N-1) S/W + (N-1) S g");
+        case Algorithm::BasicLinear: return part({{lit(2), a}, {lit(2) * N1, S_W}, {N1, S_g}});
         case Algorithm::Nonoverlapping: {
           const auto r = nested(Operation::Reduce, S, S);
           const auto bc = nested(Operation::Bcast, S, S);
@@ -217,29 +275,29 @@ std::optional<Part> cost_of(const tuned::Choice& ch, double S, const Ctx& x) {
           return Part{r->time_s + bc->time_s, "reduce: " + r->formula + "; bcast: " + bc->formula,
                       fmt::format("{} (reduce: {}, bcast: {})", n, r->name, bc->name)};
         }
-        case Algorithm::RecursiveDoubling:
-          return part(L * (a + S / W + S * g) + (folded ? 2 * a + 2 * S / W + S * g : 0),
-                      folded ? "log2(p')(a + S/W + S g) + 2a + 2 S/W + S g" : "log2(N)(a + S/W + S g)");
-        case Algorithm::Ring:
-          return part(2 * (P - 1) * a + 2 * f * S / W + f * S * g, "2(N-1)a + 2(N-1)/N S/W + (N-1)/N S g");
+        case Algorithm::RecursiveDoubling: {
+          Terms t = {{L, a}, {L, S_W}, {L, S_g}};
+          if (folded) t.insert(t.end(), {{lit(2), a}, {lit(2), S_W}, {one, S_g}});
+          return part(t);
+        }
+        case Algorithm::Ring: return ring_allreduce();
         case Algorithm::SegmentedRing: {
           const double count = std::floor(S / static_cast<double>(x.es));
           const double k = segments(S, x.es, ch.segment_bytes);
           const double segcount = k > 1 ? std::ceil(count / k) : count;
-          if (count < P * segcount)
-            return part(2 * (P - 1) * a + 2 * f * S / W + f * S * g,
-                        "2(N-1)a + 2(N-1)/N S/W + (N-1)/N S g (the ring: S below N segments)");
-          double phases = std::floor(count / (P * segcount));
-          const double rest = count - phases * P * segcount;
-          if (rest >= P && rest > P * segcount / 2) phases += 1;
-          return part((P - 1) * (phases + 1) * a + 2 * f * S / W + f * S * g,
-                      fmt::format("(N-1)(f+1)a + 2(N-1)/N S/W + (N-1)/N S g, f = {:.0f} phases", phases));
+          if (count < p * segcount) return ring_allreduce(" (the ring: S below N segments)");
+          double phases = std::floor(count / (p * segcount));
+          const double rest = count - phases * p * segcount;
+          if (rest >= p && rest > p * segcount / 2) phases += 1;
+          const Coef F{phases, "F"};
+          return part({{N1 * (F + lit(1)), a}, {lit(2) * f, S_W}, {f, S_g}},
+                      fmt::format(", F = {:.0f} phases", phases));
         }
-        case Algorithm::Rabenseifner:
-          return part(2 * L * a + 2 * (pp - 1) / pp * S / W + (pp - 1) / pp * S * g +
-                          (folded ? 3 * a + 2 * S / W + S / 2 * g : 0),
-                      folded ? "2La + 2(p'-1)/p' S/W + (p'-1)/p' S g + 3a + 2 S/W + S/2 g"
-                             : "2 log2(N) a + 2(N-1)/N S/W + (N-1)/N S g");
+        case Algorithm::Rabenseifner: {
+          Terms t = {{lit(2) * L, a}, {lit(2) * fp, S_W}, {fp, S_g}};
+          if (folded) t.insert(t.end(), {{lit(3), a}, {lit(2), S_W}, {half, S_g}});
+          return part(t);
+        }
         default: return std::nullopt;
       }
     case Operation::ReduceScatterBlock:
@@ -252,63 +310,50 @@ std::optional<Part> cost_of(const tuned::Choice& ch, double S, const Ctx& x) {
           // non-overlapping: the reduce, then the basic linear scatterv.
           const auto r = nested(Operation::Reduce, S, S);
           if (!r) return std::nullopt;
-          if (ch.op == Operation::ReduceScatter)
-            return Part{r->time_s + (P - 1) * (a + b / W), "reduce: " + r->formula + "; scatterv: (N-1)(a + b/W)",
+          if (ch.op == Operation::ReduceScatter) {
+            const Part scatterv = part({{N1, a}, {N1, b_W}});
+            return Part{r->time_s + scatterv.time_s, "reduce: " + r->formula + "; scatterv: " + scatterv.formula,
                         fmt::format("{} (reduce: {}, scatterv: linear)", n, r->name)};
-          const auto sc = nested(Operation::Scatter, b, S);
+          }
+          const auto sc = nested(Operation::Scatter, S / p, S);
           if (!sc) return std::nullopt;
           return Part{r->time_s + sc->time_s, "reduce: " + r->formula + "; scatter: " + sc->formula,
                       fmt::format("{} (reduce: {}, scatter: {})", n, r->name, sc->name)};
         }
-        case Algorithm::RecursiveDoubling: {
-          const double l2 = std::log2(P);
-          return part(cl * a + (l2 - f) * S * (1 / W + g), "ceil(log2 N) a + (log2 N - (N-1)/N) S (1/W + g)");
+        case Algorithm::RecursiveDoubling: return part({{cl, a}, {l2 - f, S_W}, {l2 - f, S_g}});
+        case Algorithm::RecursiveHalving: {
+          Terms t = {{L, a}, {fp, S_W}, {fp, S_g}};
+          if (folded) t.insert(t.end(), {{lit(2), a}, {one, S_W}, {one, S_g}, {one, b_W}});
+          return part(t);
         }
-        case Algorithm::RecursiveHalving:
-          return part(L * a + (pp - 1) / pp * S * (1 / W + g) + (folded ? 2 * a + S / W + S * g + b / W : 0),
-                      folded ? "La + (p'-1)/p' S (1/W + g) + 2a + S/W + S g + b/W"
-                             : "log2(N) a + (N-1)/N S/W + (N-1)/N S g");
-        case Algorithm::Ring:
-          return part((P - 1) * a + f * S / W + f * S * g, "(N-1)a + (N-1)/N S/W + (N-1)/N S g");
+        case Algorithm::Ring: return part({{N1, a}, {f, S_W}, {f, S_g}});
         case Algorithm::Butterfly:
-          if (!folded)
-            return part(L * a + f * S / W + f * S * g, "log2(N) a + (N-1)/N S/W + (N-1)/N S g");
-          return part(4 * a + 2 * L * a + (3 - 2 / P) * S / W + (2 - 1 / P) * S * g + 3 * b / W,
-                      "4a + 2La + (3-2/N) S/W + (2-1/N) S g + 3b/W");
+          if (!folded) return part({{L, a}, {f, S_W}, {f, S_g}});
+          return part({{lit(4) + lit(2) * L, a},
+                       {lit(3) - lit(2) / N, S_W},
+                       {lit(2) - lit(1) / N, S_g},
+                       {lit(3), b_W}});
         default: return std::nullopt;
       }
     case Operation::Allgather:
     case Operation::Allgatherv:
       switch (ch.algorithm) {
-        case Algorithm::Bruck: return part(cl * a + f * S / W, "ceil(log2 N) a + (N-1)/N S/W");
+        case Algorithm::Bruck: return part({{cl, a}, {f, S_W}});
         case Algorithm::RecursiveDoubling:
-          if (folded) return Part{cl * a + f * S / W, "ceil(log2 N) a + (N-1)/N S/W (bruck: N not a power of two)",
-                                  "recursive_doubling (bruck)"};
-          return part(L * a + f * S / W, "log2(N) a + (N-1)/N S/W");
-        case Algorithm::Ring: return part((P - 1) * a + f * S / W, "(N-1)a + (N-1)/N S/W");
+          if (folded) return part({{cl, a}, {f, S_W}}, " (bruck: N not a power of two)", "recursive_doubling (bruck)");
+          return part({{L, a}, {f, S_W}});
+        case Algorithm::Ring: return part({{N1, a}, {f, S_W}});
         case Algorithm::Neighbor:
-          if (p % 2) return Part{(P - 1) * a + f * S / W, "(N-1)a + (N-1)/N S/W (the ring: N odd)", "neighbor (ring)"};
-          return part(P / 2 * a + f * S / W, "(N/2)a + (N-1)/N S/W");
-        case Algorithm::TwoProcs: return part(a + S / 2 / W, "a + S/2/W");
+          if (p % 2) return part({{N1, a}, {f, S_W}}, " (the ring: N odd)", "neighbor (ring)");
+          return part({{N / lit(2), a}, {f, S_W}});
+        case Algorithm::TwoProcs: return part({{one, a}, {half, S_W}});
         default: return std::nullopt;
       }
     case Operation::Bcast:
       switch (ch.algorithm) {
-        case Algorithm::BasicLinear: return part(a + (P - 1) * S / W, "a + (N-1) S/W");
-        case Algorithm::Chain: {
-          // The fixed rules pass fan-out 0, which the chain takes as 1.
-          const int fan = std::max(ch.fanout, 1);
-          return tree(chain(p, fan), false, fan == 1 ? "a chain" : "chains of fan-out f");
-        }
-        case Algorithm::Pipeline: return tree(chain(p, 1), false, "a chain");
-        case Algorithm::BinaryTree: return tree(ntree(p, 2), false, "a binary tree");
-        case Algorithm::Binomial: return tree(binomial(p), false, "a binomial tree");
-        case Algorithm::Knomial:
-          return tree(knomial(p, x.settings ? x.settings->knomial_radix : 4), false, "a k-nomial tree");
-        case Algorithm::ScatterAllgather:
-          return part(2 * cl * a + 2 * f * S / W, "2 ceil(log2 N) a + 2(N-1)/N S/W");
-        case Algorithm::ScatterAllgatherRing:
-          return part((cl + P - 1) * a + 2 * f * S / W, "(ceil(log2 N) + N - 1) a + 2(N-1)/N S/W");
+        case Algorithm::BasicLinear: return part({{one, a}, {N1, S_W}});
+        case Algorithm::ScatterAllgather: return part({{lit(2) * cl, a}, {lit(2) * f, S_W}});
+        case Algorithm::ScatterAllgatherRing: return part({{cl + N1, a}, {lit(2) * f, S_W}});
         default: return std::nullopt;
       }
     case Operation::Alltoall:
@@ -316,34 +361,26 @@ std::optional<Part> cost_of(const tuned::Choice& ch, double S, const Ctx& x) {
       switch (ch.algorithm) {
         case Algorithm::BasicLinear:
         case Algorithm::Pairwise:
-        case Algorithm::LinearSync: return part((P - 1) * a + f * S / W, "(N-1)a + (N-1)/N S/W");
-        case Algorithm::TwoProcs: return part(a + S / 2 / W, "a + S/2/W");
-        case Algorithm::ModifiedBruck: return part(cl * (a + S / 2 / W), "ceil(log2 N)(a + S/2/W)");
+        case Algorithm::LinearSync: return part({{N1, a}, {f, S_W}});
+        case Algorithm::TwoProcs: return part({{one, a}, {half, S_W}});
+        case Algorithm::ModifiedBruck: return part({{cl, a}, {cl / lit(2), S_W}});
         default: return std::nullopt;
       }
     case Operation::Reduce:
       switch (ch.algorithm) {
-        case Algorithm::BasicLinear: return part(a + (P - 1) * (S / W + S * g), "a + (N-1)(S/W + S g)");
-        case Algorithm::Chain: {
-          const int fan = std::max(ch.fanout, 1);
-          return tree(chain(p, fan), true, fan == 1 ? "a chain" : "chains of fan-out f");
+        case Algorithm::BasicLinear: return part({{one, a}, {N1, S_W}, {N1, S_g}});
+        case Algorithm::Rabenseifner: {
+          Terms t = {{lit(2) * L, a}, {lit(2) * fp, S_W}, {fp, S_g}};
+          if (folded) t.insert(t.end(), {{lit(2), a}, {one, S_W}, {half, S_g}});
+          return part(t);
         }
-        case Algorithm::Pipeline: return tree(chain(p, 1), true, "a chain");
-        case Algorithm::BinaryTree: return tree(ntree(p, 2), true, "a binary tree");
-        case Algorithm::InOrderBinary: return tree(ntree(p, 2), true, "a binary tree (in order)");
-        case Algorithm::Binomial: return tree(binomial(p), true, "a binomial tree");
-        case Algorithm::Rabenseifner:
-          return part(2 * L * a + 2 * (pp - 1) / pp * S / W + (pp - 1) / pp * S * g +
-                          (folded ? 2 * a + S / W + S / 2 * g : 0),
-                      folded ? "2La + 2(p'-1)/p' S/W + (p'-1)/p' S g + 2a + S/W + S/2 g"
-                             : "2 log2(N) a + 2(N-1)/N S/W + (N-1)/N S g");
         default: return std::nullopt;
       }
     case Operation::Scatter:
       switch (ch.algorithm) {
-        case Algorithm::BasicLinear: return part((P - 1) * (a + b / W), "(N-1)(a + b/W)");
-        case Algorithm::Binomial: return part(cl * a + (P - 1) * b / W, "ceil(log2 N) a + (N-1) b/W");
-        case Algorithm::LinearNb: return part((P - 1) * a + (P - 1) * b / W, "(N-1)a + (N-1) b/W");
+        case Algorithm::BasicLinear:
+        case Algorithm::LinearNb: return part({{N1, a}, {N1, b_W}});
+        case Algorithm::Binomial: return part({{cl, a}, {N1, b_W}});
         default: return std::nullopt;
       }
   }
@@ -419,10 +456,11 @@ NativeModel open_mpi(const NativeCall& call, const NativeLibrary& lib, const Col
   const std::string name = ch->name + (ch->forced ? " (forced)" : "");
   // Every alltoall algorithm runs in place as the basic in-place exchange.
   if (call.kind == CollectiveKind::AllToAll && call.in_place) {
-    const double b = S / p;
+    const Coef N1{p - 1.0, "(N-1)"};
+    const auto [time, formula] = priced({{N1, Unit::a}, {N1, Unit::b_W}, {N1, Unit::b_c}}, S, x);
     NativeModel m;
     m.algorithm = "basic_inplace";
-    m.cost = CollCost{(p - 1) * (x.a + b / x.W + b * x.c), 0, "(N-1)(a + b/W + b c)"};
+    m.cost = CollCost{time, 0, formula};
     return m;
   }
   const auto part = cost_of(*ch, S, x);

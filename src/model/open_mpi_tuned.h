@@ -22,9 +22,11 @@
 // basic_linear is a reduce and a scatter), which coll/tuned decides again.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace shardroof::model::tuned {
@@ -107,6 +109,22 @@ struct Choice {
 // The name and shape of `op`'s algorithm number `number` (1 ..); empty for
 // a number the library does not have.
 std::optional<std::pair<Algorithm, const char*>> algorithm_of(Operation op, int number);
+
+// One band of a fixed rule: for a communicator of fewer than `comm_below`
+// ranks and a decision byte count below `bytes_below`, algorithm `algorithm`
+// (the library's number). The bands of an operation are tried in order, as
+// the source's if/else chains are.
+struct Rule {
+  int comm_below;
+  std::uint64_t bytes_below;
+  int algorithm;
+  bool operator==(const Rule&) const = default;
+};
+inline constexpr int kAnyComm = INT_MAX;
+inline constexpr std::uint64_t kAnySize = UINT64_MAX;
+
+// The fixed rules of `op` (commutative operations), in the order tried.
+std::span<const Rule> fixed_rules(Operation op);
 
 // coll/tuned's choice for `op` on `comm_size` ranks (at least 2) where its
 // decision reads `decision_bytes` (above), for commutative operations:

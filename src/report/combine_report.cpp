@@ -8,12 +8,16 @@
 
 namespace shardroof {
 
-const char* const kCombineMethod =
-    "on the log scale; the median's interval: a hierarchical bootstrap (each replicate draws the launches with "
-    "replacement, then from each drawn launch one value of its own bootstrap, which drew its rounds and then its "
-    "samples); between and within: the launches' variance minus the mean within-launch variance (each launch's "
-    "from its 16th-84th percentiles), and that mean; the next launch: mean +- t(K-1) x s x sqrt(1 + 1/K), s the "
-    "launches' spread, at least one launch's own noise (Kalibera and Jones, ISMM 2013)";
+std::string combine_method(int within_low, int within_high) {
+  return fmt::format(
+      "on the log scale; the median's interval: a hierarchical bootstrap (each replicate draws the launches with "
+      "replacement, then from each drawn launch one value of its own bootstrap, which drew its rounds and then its "
+      "samples); between and within: the launches' variance minus the mean within-launch variance (each launch's "
+      "from its {}th-{}th percentiles), and that mean; the next launch: mean +- t(K-1) x s x sqrt(1 + 1/K), s the "
+      "launches' spread, at least one launch's own noise; disagreeing: a launch whose own interval misses the next "
+      "launch's as the other launches place it (Kalibera and Jones, ISMM 2013)",
+      within_low, within_high);
+}
 
 namespace {
 
@@ -28,6 +32,8 @@ std::string num(double v) {
 }
 
 std::string interval(double low, double high) { return fmt::format("[{}, {}]", num(low), num(high)); }
+
+std::string verdict(const std::optional<stability::Verdict>& v) { return v ? stability::to_string(*v) : "-"; }
 
 std::string pct(double log_sd) { return fmt::format("{:.1f}%", 100 * (std::exp(log_sd) - 1)); }
 
@@ -50,13 +56,12 @@ json estimate_json(const LaunchEstimate& e, double scale = 1) {
           {"has_distribution", !e.percentiles.empty()}};
 }
 
-std::string disagreeing_text(const std::vector<std::size_t>& idx, const std::vector<LaunchEstimate>& est,
-                             const Combined& c) {
-  if (idx.empty()) return "none (every launch's own interval overlaps the combined one)";
+std::string disagreeing_text(const std::vector<std::size_t>& idx, const std::vector<LaunchEstimate>& est) {
+  if (idx.empty()) return "none (every launch's own interval overlaps the next launch's as the others place it)";
   std::string out;
   for (const std::size_t i : idx)
-    out += (out.empty() ? "" : "; ") + fmt::format("launch {} (its {} and the combined {} do not overlap)", i + 1,
-                                                   interval(est[i].low, est[i].high), interval(c.low, c.high));
+    out += (out.empty() ? "" : "; ") + fmt::format("launch {} (its {} misses where the others place the next launch)",
+                                                   i + 1, interval(est[i].low, est[i].high));
   return out;
 }
 
@@ -95,17 +100,17 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
     est.push_back(l.d_star);
     out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", i + 1, l.info.date,
                        l.info.load_average, num(l.d_star.value), interval(l.d_star.low, l.d_star.high),
-                       l.info.stability, l.stop.empty() ? "-" : l.stop,
+                       verdict(l.info.stability), l.stop.empty() ? "-" : l.stop,
                        l.book ? num(l.book->value) + " " + interval(l.book->low, l.book->high) : std::string("-"),
                        l.info.path);
   }
   const Combined& d = c.d_star;
-  out << "# combined over the launches (" << kCombineMethod << ")\n";
+  out << "# combined over the launches (" << combine_method() << ")\n";
   out << fmt::format("D* = {} (the median of {} launches) {} (95%, across launches)\n", num(d.median), d.launches,
                      interval(d.low, d.high));
   out << "variance of log D*: " << variance_text(d) << "\n";
   out << fmt::format("next launch: D* within {} (95% prediction interval)\n", interval(d.predict_low, d.predict_high));
-  out << "disagreeing: " << disagreeing_text(d.disagreeing, est, d) << "\n";
+  out << "disagreeing: " << disagreeing_text(d.disagreeing, est) << "\n";
   if (c.book)
     out << fmt::format("book: D*_book = {} {} across launches: its interval {} the measured D* {} ({:+.0f}%)\n",
                        num(c.book->median), interval(c.book->low, c.book->high),
@@ -147,14 +152,14 @@ void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, c
   if (!c.partial.empty())
     out << fmt::format("# {} rows not measured by every launch, not combined (first: {})\n", c.partial.size(),
                        row_name(c.partial.front()));
-  out << "# busbw in GB/s, as nccl-tests (algbw x its factor) at the combined median time; " << kCombineMethod << "\n";
+  out << "# busbw in GB/s, as nccl-tests (algbw x its factor) at the combined median time; " << combine_method() << "\n";
 }
 
 json sweep_combination_json(const launches::LaunchSet& set, const launches::SweepCombination& c) {
   json launches_j = json::array();
   for (const auto& l : set.sweeps) {
     json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
-              {"stability", l.info.stability}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
+              {"stability", verdict(l.info.stability)}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
               {"interval_covers", "within that launch: its iterations, rounds and the states it saw"}};
     x["book"] = l.book ? estimate_json(*l.book) : json();
     launches_j.push_back(std::move(x));
@@ -164,7 +169,7 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
               {"ranks", set.ranks},
               {"launches", launches_j},
               {"D", combined_json(c.d_star)},
-              {"method", kCombineMethod}};
+              {"method", combine_method()}};
   out["book"] = c.book ? combined_json(*c.book) : json();
   out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
   return out;
@@ -174,7 +179,7 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
   json launches_j = json::array();
   for (const auto& l : set.colls)
     launches_j.push_back({{"path", l.info.path}, {"date", l.info.date}, {"load_average", l.info.load_average},
-                          {"stability", l.info.stability}});
+                          {"stability", verdict(l.info.stability)}});
   json rows = json::array();
   for (const auto& r : c.rows) {
     json per = json::array();
@@ -193,7 +198,7 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
   json partial = json::array();
   for (const auto& k : c.partial) partial.push_back(row_name(k));
   return {{"of", "coll"}, {"settings", set.settings}, {"ranks", set.ranks}, {"launches", launches_j},
-          {"rows", rows},  {"rows_not_in_every_launch", partial}, {"method", kCombineMethod}};
+          {"rows", rows},  {"rows_not_in_every_launch", partial}, {"method", combine_method()}};
 }
 
 std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c) {

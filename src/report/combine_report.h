@@ -26,7 +26,9 @@ nlohmann::json coll_combination_json(const launches::LaunchSet& set, const launc
 std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c);
 std::string coll_combination_csv(const launches::LaunchSet& set, const launches::CollCombination& c);
 
-// How the combined numbers are made, in words (console and JSON).
-extern const char* const kCombineMethod;
+// How the combined numbers are made, in words (console and JSON), from the
+// percentiles that give a launch's own spread.
+std::string combine_method(int within_low = launches::kWithinLowPercentile,
+                           int within_high = launches::kWithinHighPercentile);
 
 }  // namespace shardroof

@@ -20,18 +20,19 @@ std::string stability_text(const stability::Stability& s, const std::string& wha
                            const LabelText& label) {
   using stability::Verdict;
   const double span = s.levels.empty() ? 0 : s.levels.back().end_s - s.levels.front().begin_s;
+  const double percent = 100 * stability::ChangePointOptions{}.significance;
   switch (s.verdict) {
     case Verdict::TooFew:
       return fmt::format("{}: too few samples to test ({} samples in {} blocks)", what, s.samples, s.blocks);
     case Verdict::Stable:
       return fmt::format("{}: stable, one distribution over {} samples in {:.1f} s (median {}; no change point "
-                         "at 1%)",
-                         what, s.samples, span, value(s.median));
+                         "at {:g}%)",
+                         what, s.samples, span, value(s.median), percent);
     case Verdict::Drift:
-      return fmt::format("{}: drift, {} change point{} at 1% but every level within {:.2f}x of the others (median "
-                         "{}; a change matters from {:.2f}x)",
-                         what, s.change_points, s.change_points == 1 ? "" : "s", s.max_ratio, value(s.median),
-                         s.material_ratio);
+      return fmt::format("{}: drift, {} change point{} at {:g}% but every level within {:.2f}x of the others "
+                         "(median {}; a change matters from {:.2f}x)",
+                         what, s.change_points, s.change_points == 1 ? "" : "s", percent, s.max_ratio,
+                         value(s.median), s.material_ratio);
     case Verdict::Unstable: {
       std::string out = fmt::format("UNSTABLE: {} changed {:.1f}x during the run:", what, s.max_ratio);
       for (std::size_t i = 0; i < s.levels.size(); ++i) {
@@ -49,6 +50,16 @@ std::string stability_text(const stability::Stability& s, const std::string& wha
     }
   }
   return what;
+}
+
+std::string stability_method(const stability::ChangePointOptions& options, std::size_t max_blocks) {
+  return fmt::format(
+      "blocks of consecutive samples within each measurement (log of the block median; measurements shorter "
+      "than a block joined in time order, at most {} blocks), in time order; E-divisive means change points "
+      "with a {}-permutation test at {:g}% (stopped once its verdict is settled); neighbouring levels closer than "
+      "material_ratio merged; stable: no change point, drift: change points within material_ratio, "
+      "unstable: levels further apart",
+      max_blocks, options.permutations, 100 * options.significance);
 }
 
 nlohmann::json stability_json(const stability::Stability& s) {
@@ -76,12 +87,7 @@ nlohmann::json stability_json(const stability::Stability& s) {
           {"block_samples", s.block_samples},
           {"samples", s.samples},
           {"median", s.median},
-          {"method",
-           "blocks of consecutive samples within each measurement (log of the block median; measurements shorter "
-           "than a block joined in time order, at most 128 blocks), in time order; E-divisive means change points "
-           "with a 199-permutation test at 1% (stopped once its verdict is settled); neighbouring levels closer than "
-           "material_ratio merged; stable: no change point, drift: change points within material_ratio, "
-           "unstable: levels further apart"}};
+          {"method", stability_method()}};
 }
 
 }  // namespace shardroof

@@ -29,4 +29,9 @@ std::string stability_text(const stability::Stability& s, const std::string& wha
 // p_values, blocks, block_samples, samples, median, method}.
 nlohmann::json stability_json(const stability::Stability& s);
 
+// How a verdict is reached, in words, from the options and the block limit
+// that reach it.
+std::string stability_method(const stability::ChangePointOptions& options = {},
+                             std::size_t max_blocks = stability::kMaxBlocks);
+
 }  // namespace shardroof

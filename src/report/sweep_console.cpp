@@ -226,11 +226,13 @@ std::string no_crossover_line(const sweep::NoCrossover& n, const sweep::PointRec
 
 // What the points say about the crossover, the first line of the summary.
 std::string crossover_line(const std::vector<sweep::PointRecord>& points, const sweep::SweepAnalysis& a,
-                           bool one_host) {
+                           bool one_host, bool swept_auto) {
   const auto& e = a.empirical;
   const std::size_t n = points.size();
   const std::string x = swept_of(a);
   const bool fsdp = a.shape.sharding == model::Sharding::Fsdp;
+  // Where --D auto ran, advice to run it says nothing.
+  const std::string or_auto = swept_auto ? "" : fmt::format(" (or --{} auto)", x);
   switch (e.kind) {
     case sweep::CrossingKind::Bracketed: {
       std::string s = fmt::format("{}* = {}", x, sweep_text::d(*e.D));
@@ -255,10 +257,10 @@ std::string crossover_line(const std::vector<sweep::PointRecord>& points, const 
                                            100 * (std::exp(a.conditioning_half_width_log) - 1))
                              : std::string());
       if (a.next_launch_interval)
-        s += fmt::format("\nnext launch: {}* within {} (95%: this launch's interval widened by the launch-to-launch "
-                         "spread of --history: sd {:.1f}% over {} launches, {})",
-                         x, interval_text(*a.next_launch_interval), 100 * (std::exp(a.history->between_sd_log) - 1),
-                         a.history->launches, a.history->path);
+        s += fmt::format("\nnext launch: {}* within {} ({:g}% prediction interval around this launch's, with the "
+                         "launch-to-launch spread of --history: sd {:.1f}% over {} launches, {})",
+                         x, interval_text(*a.next_launch_interval), 100 * sweep::kIntervalLevel,
+                         100 * (std::exp(a.history->between_sd_log) - 1), a.history->launches, a.history->path);
       if (e.sign_changes() > 1)
         s += fmt::format(". CAUTION: T_math and T_comm cross {} times ({}): {x}* is the first upward crossing; the "
                          "others are noise near the crossing or a T_comm that changes with {x} (see the table)",
@@ -268,8 +270,8 @@ std::string crossover_line(const std::vector<sweep::PointRecord>& points, const 
     case sweep::CrossingKind::AboveRange:
       if (n == 1)
         return fmt::format("no crossover located: the only point ({x} = {}) is communication-bound, so {x}* lies "
-                           "above it; measure larger {x} (or --{x} auto)",
-                           points.front().D, fmt::arg("x", x));
+                           "above it; measure larger {x}{}",
+                           points.front().D, or_auto, fmt::arg("x", x));
       return fmt::format("no crossover in the range: every point is communication-bound (T_math < T_comm from {x} = "
                          "{} to {}), so {x}* lies above {}: extend {x} up",
                          points.front().D, points.back().D, points.back().D, fmt::arg("x", x));
@@ -277,8 +279,8 @@ std::string crossover_line(const std::vector<sweep::PointRecord>& points, const 
       if (a.no_crossover) return no_crossover_line(*a.no_crossover, points.front(), one_host, fsdp);
       if (n == 1)
         return fmt::format("no crossover located: the only point ({x} = {}) is compute-bound, so {x}* lies below it; "
-                           "measure smaller {x} (or --{x} auto)",
-                           points.front().D, fmt::arg("x", x));
+                           "measure smaller {x}{}",
+                           points.front().D, or_auto, fmt::arg("x", x));
       return fmt::format("no crossover in the range: every point is compute-bound (T_math >= T_comm from {x} = {} to "
                          "{}), so {x}* lies below {}: extend {x} down",
                          points.front().D, points.back().D, points.front().D, fmt::arg("x", x));
@@ -376,7 +378,7 @@ std::string sweep_summary_text(const std::vector<sweep::PointRecord>& points, co
   if (a.shape.ranks < 2) {
     s = "one rank: there is no communication, so no crossover (run with 2 or more ranks)";
   } else {
-    s = crossover_line(points, a, one_host) + ".";
+    s = crossover_line(points, a, one_host, plan.swept_auto) + ".";
     if (a.crossing_regime) s += "\n" + regime_line(a) + ".";
     if (a.stability.computed) {
       const ValueText ms = [](double v) { return sweep_text::ms(v); };

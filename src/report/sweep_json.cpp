@@ -12,6 +12,21 @@
 #include "report/time_stats_json.h"
 
 namespace shardroof {
+
+std::string crossover_method(int bootstrap_replicates) {
+  return fmt::format(
+      "D_empirical: log-log interpolation of T_math/T_comm between the neighbouring points where it first turns "
+      "from below 1 to 1 or more; D_empirical_ci: two-stage percentile bootstrap ({} replicates) of those two "
+      "points' measurements (rounds) and of the samples within each, widened to hold the crossover of every "
+      "state the machine was in (stability); D_empirical_ci_samples: the bootstrap alone; D_book: the book's "
+      "model with W and alpha of the link (ring probe or --link-from), g of the reduction kernel, all measured "
+      "in the same rounds, and C = the per-point GEMM rate interpolated in D; D_roofline: the roof model "
+      "(C_peak, M and the GEMM's floor) against the book's T_comm, with the roof it falls on; D_predicted "
+      "(calibrated, a consistency check): the model with T_comm = the collective's median at S (W_eff) and the "
+      "per-point C; D_peak: the calibrated model with C_peak, = (N-1)*s*critical_intensity (AllReduce; half for "
+      "ReduceScatter); D_roofs: the same with the memory roof M",
+      bootstrap_replicates);
+}
 namespace {
 
 nlohmann::json interval_json(const std::optional<sweep::Interval>& i) {
@@ -463,17 +478,7 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
       {"W_eff_bytes_per_s", a.W_eff_bytes_per_s},
       {"critical_intensity",
        a.critical_intensity() > 0 ? nlohmann::json(a.critical_intensity()) : nlohmann::json(nullptr)},
-      {"method",
-       "D_empirical: log-log interpolation of T_math/T_comm between the neighbouring points where it first turns "
-       "from below 1 to 1 or more; D_empirical_ci: two-stage percentile bootstrap (2000 replicates) of those two "
-       "points' measurements (rounds) and of the samples within each, widened to hold the crossover of every "
-       "state the machine was in (stability); D_empirical_ci_samples: the bootstrap alone; D_book: the book's "
-       "model with W and alpha of the link (ring probe or --link-from), g of the reduction kernel, all measured "
-       "in the same rounds, and C = the per-point GEMM rate interpolated in D; D_roofline: the roof model "
-       "(C_peak, M and the GEMM's floor) against the book's T_comm, with the roof it falls on; D_predicted "
-       "(calibrated, a consistency check): the model with T_comm = the collective's median at S (W_eff) and the "
-       "per-point C; D_peak: the calibrated model with C_peak, = (N-1)*s*critical_intensity (AllReduce; half for "
-       "ReduceScatter); D_roofs: the same with the memory roof M"}};
+      {"method", crossover_method()}};
   if (!a.empirical.extend().empty()) j["extend"] = a.empirical.extend();
   // The fields named D_* hold the swept dimension's values, which `swept` names.
   j["sharding"] = model::to_string(a.shape.sharding);

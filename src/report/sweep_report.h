@@ -40,6 +40,9 @@ nlohmann::json ceilings_json(const sweep::RunCeilings& c, const sweep::SweepAnal
 // A point and what the analysis derived from it (SweepAnalysis::points).
 nlohmann::json point_json(const sweep::PointRecord& p, const sweep::PointDerived& d);
 nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport& search = {});
+// How crossover_json's D* and its interval are made, in words, from the
+// constants that make them.
+std::string crossover_method(int bootstrap_replicates = sweep::kBootstrapReplicates);
 // The record's `stability`: T_comm over the run, the reference GEMM, and
 // the crossover in each state (null when the analysis did not test it).
 nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a);

@@ -44,9 +44,11 @@ std::unique_ptr<ComputeBackend> make_host_backend(int threads) {
   c.injected = coll::sim::host_property("shardroof/compute") == "injected";
   c.preset = coll::sim::host_property("shardroof/preset");
   c.memory_bytes_per_s = property_number("shardroof/memory_bytes_per_s");
+  // The preset's names; those the GEMM cannot run in (int8) are left out.
   for (const auto& [name, bytes] : model::preset_datatypes()) {
     (void)bytes;
-    if (const double f = property_number("shardroof/flops/" + name); f > 0) c.flops[name] = f;
+    const auto type = coll::parse_datatype(name);
+    if (const double f = property_number("shardroof/flops/" + name); type && f > 0) c.flops[*type] = f;
   }
   c.host_speed = sg_host_get_speed(sg_host_self());
   c.benchmark_speed = benchmark_speed();

@@ -127,7 +127,7 @@ class SimulatedBackend final : public ComputeBackend {
 
  private:
   double flops(coll::DataType type) const {
-    const auto it = c_.flops.find(std::string(coll::to_string(type)));
+    const auto it = c_.flops.find(type);
     return it == c_.flops.end() ? 0 : it->second;
   }
   double seconds(std::size_t m, std::size_t n, std::size_t k, coll::DataType type) const {

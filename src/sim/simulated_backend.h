@@ -28,7 +28,7 @@ namespace shardroof::sim {
 struct SimulatedCompute {
   bool injected = false;
   std::string preset;                    // the preset the rates come from ("" when none)
-  std::map<std::string, double> flops;   // datatype name -> C (injected)
+  std::map<coll::DataType, double> flops;  // C per datatype (injected)
   double memory_bytes_per_s = 0;         // M (injected)
   double host_speed = 0;                 // the simulated host's FLOP/s
   double benchmark_speed = 0;            // smpi/host-speed: this machine's FLOP/s (benchmarked)

@@ -52,6 +52,12 @@ std::string to_string(Verdict v) {
   return "?";
 }
 
+std::optional<Verdict> parse_verdict(std::string_view name) {
+  for (const Verdict v : {Verdict::TooFew, Verdict::Stable, Verdict::Drift, Verdict::Unstable})
+    if (to_string(v) == name) return v;
+  return std::nullopt;
+}
+
 Stability assess(const std::vector<TimedWindow>& windows, double material_ratio, const ChangePointOptions& options) {
   Stability out;
   out.material_ratio = material_ratio;

@@ -34,7 +34,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,6 +80,7 @@ enum class Verdict {
   Unstable,  // it changed by more
 };
 std::string to_string(Verdict v);  // "too_few", "stable", "drift", "unstable"
+std::optional<Verdict> parse_verdict(std::string_view name);  // to_string's words; nullopt for others
 
 struct Stability {
   Verdict verdict = Verdict::TooFew;

@@ -8,6 +8,7 @@
 
 #include "link/alpha_beta_fit.h"
 #include "ceilings/ceilings.h"
+#include "stability/statistics.h"
 #include "timing/stats.h"
 #include "util/units.h"
 
@@ -346,16 +347,17 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     a.book_interval->interval.high = std::max(a.book_interval->interval.high, a.book_predicted->D);
   }
   if (a.empirical.D && a.interval && options.history) {
-    // The next launch differs from this one by two launch effects and its
-    // own noise: this launch's interval, widened by them (log scale).
+    // The next launch has its own launch effect and noise, around this
+    // launch's D* (one launch), with the spread the history's launches
+    // measured, never below this launch's own (its interval, log scale).
     const launches::LaunchHistory& h = *options.history;
     const double d = *a.empirical.D;
-    const double own_low = std::log(d / std::max(a.interval->low, 1e-300));
-    const double own_high = std::isfinite(a.interval->high) ? std::log(a.interval->high / d) : INFINITY;
-    const double extra = kIntervalZ * kIntervalZ * (2 * h.between_sd_log * h.between_sd_log + h.within_sd_log * h.within_sd_log);
+    const double own = launches::within_sd({d, a.interval->low, a.interval->high, {}});
+    const double sd = std::sqrt(
+        std::max(h.between_sd_log * h.between_sd_log + h.within_sd_log * h.within_sd_log, own * own));
+    const stability::Bounds next = stability::next_launch_interval(std::log(d), sd, h.launches, 1, kIntervalLevel);
     a.history = h;
-    a.next_launch_interval = Interval{d * std::exp(-std::sqrt(own_low * own_low + extra)),
-                                      d * std::exp(std::sqrt(own_high * own_high + extra))};
+    a.next_launch_interval = Interval{next.low, std::isfinite(a.interval->high) ? next.high : INFINITY};
   }
   if (a.empirical.D) {
     const double d = *a.empirical.D;

@@ -221,10 +221,11 @@ struct SweepAnalysis {
   // interval holds at least D* x exp(+-1.96 se / k). 0 where not computed.
   double t_comm_spread_log = 0;
   double conditioning_half_width_log = 0;
-  // With --history: where the next launch's D* should fall, this launch's
-  // own interval widened by the history's launch-to-launch spread.
+  // With --history: where the next launch's D* should fall, around this
+  // launch's D* with the spread of the history's launches
+  // (stability::next_launch_interval).
   std::optional<Interval> next_launch_interval;
-  std::optional<launches::LaunchHistory> history;  // what it was widened by
+  std::optional<launches::LaunchHistory> history;  // the spread it was made with
   // The book's D* as an interval over its inputs' spread (the final
   // analysis only: AnalysisOptions::book_interval).
   std::optional<BookInterval> book_interval;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "stability/resample.h"
+#include "stability/statistics.h"
 
 namespace shardroof::sweep {
 namespace {
@@ -17,18 +17,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 double line_crossing(double l0, double r0, double l1, double r1) {
   if (r1 > r0) return std::exp(l0 + r0 / (r0 - r1) * (l1 - l0));
   return r0 + r1 < 0 ? kInf : 0.0;
-}
-
-// The q-quantile of sorted values, linear between order statistics; next to
-// an unbounded value (0 or +inf) the outer neighbour, so that an interval
-// never looks tighter than its replicates.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto i = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t j = std::min(i + 1, sorted.size() - 1);
-  const double a = sorted[i], b = sorted[j];
-  if (a == 0 || std::isinf(b)) return q < 0.5 ? a : b;
-  return a + (pos - static_cast<double>(i)) * (b - a);
 }
 
 }  // namespace
@@ -119,35 +107,16 @@ std::optional<Interval> crossing_interval(const BracketSamples& s, double level,
   return b->interval;
 }
 
-std::vector<double> percentiles_of(const std::vector<double>& sorted) {
-  std::vector<double> out;
-  if (sorted.empty()) return out;
-  out.reserve(101);
-  for (int p = 0; p <= 100; ++p) out.push_back(quantile(sorted, p / 100.0));
-  return out;
-}
-
 std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, double level, int replicates,
                                                     std::uint64_t seed) {
   const std::vector<const std::vector<double>*> sets = {&s.t_math_low, &s.t_comm_low, &s.t_math_high, &s.t_comm_high};
   for (const auto* v : sets)
     if (v->empty()) return std::nullopt;
   if (replicates < 1 || !(s.D_low > 0) || !(s.D_high > s.D_low)) return std::nullopt;
-  // A point's measurements; one when the counts do not add up to the samples.
-  const auto windows_of = [](const std::vector<double>& values, const std::vector<int>& counts) {
-    std::vector<stability::SampleWindow> out;
-    std::size_t sum = 0;
-    for (const int c : counts) {
-      if (c <= 0) break;
-      out.push_back({&values, sum, static_cast<std::size_t>(c)});
-      sum += static_cast<std::size_t>(c);
-    }
-    if (out.empty() || sum != values.size() || out.size() != counts.size()) out = {{&values, 0, values.size()}};
-    return out;
-  };
   // Each replicate draws the measurements again with replacement, then the
   // samples within each drawn one, and takes their median
-  // (stability/resample.h).
+  // (stability/statistics.h).
+  using stability::windows_of;
   stability::MedianResampler math_low(windows_of(s.t_math_low, s.windows_low));
   stability::MedianResampler math_high(windows_of(s.t_math_high, s.windows_high));
   // T_comm is the same collective at the same size at both points: one
@@ -167,9 +136,8 @@ std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, dou
     crossings.push_back(line_crossing(l0, r0, l1, r1));
   }
   std::sort(crossings.begin(), crossings.end());
-  const double tail = (1 - level) / 2;
-  return CrossingBootstrap{Interval{quantile(crossings, tail), quantile(crossings, 1 - tail)},
-                           percentiles_of(crossings)};
+  const stability::Bounds b = stability::central(crossings, level);
+  return CrossingBootstrap{Interval{b.low, b.high}, stability::percentiles_of(crossings)};
 }
 
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at) {

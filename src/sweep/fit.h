@@ -98,10 +98,6 @@ struct CrossingBootstrap {
 std::optional<CrossingBootstrap> crossing_bootstrap(const BracketSamples& s, double level, int replicates,
                                                     std::uint64_t seed);
 
-// The 0th to 100th percentiles (101 values) of sorted values, linear
-// between order statistics (an unbounded neighbour taken as it is).
-std::vector<double> percentiles_of(const std::vector<double>& sorted);
-
 // y at x, linear in (log x, log y) between neighbouring samples, constant
 // beyond the ends. x ascending, x and y > 0.
 double interpolate_loglog(const std::vector<double>& x, const std::vector<double>& y, double at);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "stability/statistics.h"
 #include "timing/timing.h"
 
 namespace shardroof {
@@ -16,18 +17,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Sums of logarithms that differ by less than this differ by rounding only.
 constexpr double kRoundingTolerance = 1e-9;
 
-// Quartile q (0..1) of sorted values, interpolated between neighbours.
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double at = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
+// Of values on a log scale (any sign).
 double interquartile_range(std::vector<double> values) {
   std::sort(values.begin(), values.end());
-  return quantile(values, 0.75) - quantile(values, 0.25);
+  const stability::Bounds quartiles = stability::central(values, 0.5, false);
+  return quartiles.high - quartiles.low;
 }
 
 // The interquartile mean of each pass of `samples`.

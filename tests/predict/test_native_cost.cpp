@@ -1,10 +1,18 @@
 // Native collectives under their own names: Open MPI 4.1.x's coll/tuned
-// decisions (model/open_mpi_tuned.h) at band edges read off
-// coll_tuned_decision_fixed.c (v4.1.4) by hand, forced choices, and each
+// fixed rules (model/open_mpi_tuned.h) against the thresholds of
+// coll_tuned_decision_fixed.c (v4.1.4) kept in data/, every band of every
+// operation at its four corners, band edges read off by hand, forced
+// choices, the trees' memory at many ranks and segments, and each
 // algorithm's cost (model/native_cost.h) against values worked out by hand.
 // Link: a = 10 us, W = 1e9 B/s, g = 1e-10 s/B, c = 2e-10 s/B; S = 8e6 bytes
 // of floats unless said.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "model/native_cost.h"
 #include "model/open_mpi_tuned.h"
@@ -41,6 +49,73 @@ std::string name_of(Operation op, int p, std::uint64_t bytes, const tuned::Setti
 NativeModel model_of(CollectiveKind kind, int p, std::uint64_t bytes = kS, bool in_place = false,
                      const NativeLibrary& lib = open_mpi()) {
   return native_model({kind, p, bytes, 4, in_place}, lib, link());
+}
+
+constexpr Operation kOperations[] = {Operation::Allreduce,  Operation::ReduceScatter, Operation::ReduceScatterBlock,
+                                     Operation::Allgather,  Operation::Allgatherv,    Operation::Bcast,
+                                     Operation::Alltoall,   Operation::Alltoallv,     Operation::Reduce,
+                                     Operation::Scatter};
+
+// The source's bands by operation (its MCA name), from the data file.
+std::map<std::string, std::vector<tuned::Rule>> source_rules() {
+  std::ifstream in(SHARDROOF_TEST_DATA "/open_mpi_v4.1.4_fixed_rules.txt");
+  std::map<std::string, std::vector<tuned::Rule>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string op, comm, bytes;
+    int algorithm = 0;
+    fields >> op >> comm >> bytes >> algorithm;
+    out[op].push_back({comm == "any" ? tuned::kAnyComm : std::stoi(comm),
+                       bytes == "any" ? tuned::kAnySize : std::stoull(bytes), algorithm});
+  }
+  return out;
+}
+
+TEST(OpenMpiTuned, FixedRulesAreTheSourcesThresholds) {
+  const auto source = source_rules();
+  ASSERT_EQ(source.size(), std::size(kOperations));
+  for (const Operation op : kOperations) {
+    const auto it = source.find(tuned::mca_name(op));
+    ASSERT_NE(it, source.end()) << tuned::mca_name(op);
+    const auto ours = tuned::fixed_rules(op);
+    ASSERT_EQ(ours.size(), it->second.size()) << tuned::mca_name(op);
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      const tuned::Rule& a = ours[i];
+      const tuned::Rule& b = it->second[i];
+      EXPECT_TRUE(a == b) << tuned::mca_name(op) << " band " << i << ": ours {" << a.comm_below << ", "
+                          << a.bytes_below << ", " << a.algorithm << "}, the source's {" << b.comm_below << ", "
+                          << b.bytes_below << ", " << b.algorithm << "}";
+    }
+  }
+}
+
+// Every band of every operation (Allgatherv and Alltoallv included) at its
+// four corners: its first and last communicator size, its first and last
+// byte count, as the source's if/else chain reaches them.
+TEST(OpenMpiTuned, EveryBandAtItsCorners) {
+  constexpr int kManyRanks = 100000;
+  constexpr std::uint64_t kManyBytes = std::uint64_t{1} << 40;
+  for (const Operation op : kOperations) {
+    int comm_first = 2, block = -1;
+    std::uint64_t bytes_first = 0;
+    for (const tuned::Rule& r : tuned::fixed_rules(op)) {
+      if (r.comm_below != block) {
+        if (block != -1) comm_first = block;
+        block = r.comm_below;
+        bytes_first = 0;
+      }
+      const int comm_last = r.comm_below == tuned::kAnyComm ? kManyRanks : r.comm_below - 1;
+      const std::uint64_t bytes_last = r.bytes_below == tuned::kAnySize ? kManyBytes : r.bytes_below - 1;
+      const std::string want = tuned::algorithm_of(op, r.algorithm)->second;
+      for (const int comm : {comm_first, comm_last})
+        for (const std::uint64_t bytes : {bytes_first, bytes_last})
+          EXPECT_EQ(name_of(op, comm, bytes), want) << tuned::mca_name(op) << " on " << comm << " ranks, " << bytes
+                                                    << " bytes";
+      bytes_first = r.bytes_below;
+    }
+  }
 }
 
 TEST(OpenMpiTuned, FixedRulesAtBandEdges) {
@@ -82,6 +157,22 @@ TEST(OpenMpiTuned, FixedRulesAtBandEdges) {
   EXPECT_EQ(name_of(Operation::Reduce, 2, 1 << 20), "pipeline");
   EXPECT_EQ(name_of(Operation::Reduce, 4, 1 << 20), "linear");
   EXPECT_EQ(name_of(Operation::Scatter, 2, 262144), "basic_linear");
+  // allgatherv (the per-rank size): 2 ranks < 2048 ring, < 4096 two_proc,
+  // < 8192 ring, else two_proc; below 8 ranks < 256 default.
+  EXPECT_EQ(name_of(Operation::Allgatherv, 2, 2047), "ring");
+  EXPECT_EQ(name_of(Operation::Allgatherv, 2, 2048), "two_proc");
+  EXPECT_EQ(name_of(Operation::Allgatherv, 2, 8192), "two_proc");
+  EXPECT_EQ(name_of(Operation::Allgatherv, 7, 255), "default");
+  EXPECT_EQ(name_of(Operation::Allgatherv, 7, 256), "neighbor");
+  // alltoallv by the communicator's size alone: < 4 pairwise, < 64 basic
+  // linear, < 128 pairwise, < 256 basic linear, < 1024 pairwise, else
+  // basic linear.
+  EXPECT_EQ(name_of(Operation::Alltoallv, 3, 0), "pairwise");
+  EXPECT_EQ(name_of(Operation::Alltoallv, 4, 0), "basic_linear");
+  EXPECT_EQ(name_of(Operation::Alltoallv, 64, 0), "pairwise");
+  EXPECT_EQ(name_of(Operation::Alltoallv, 255, 0), "basic_linear");
+  EXPECT_EQ(name_of(Operation::Alltoallv, 1023, 0), "pairwise");
+  EXPECT_EQ(name_of(Operation::Alltoallv, 1024, 0), "basic_linear");
   // Many ranks: the last band.
   EXPECT_EQ(name_of(Operation::Allreduce, 100000, 20000), "recursive_doubling");
   EXPECT_EQ(name_of(Operation::Allreduce, 1, 1 << 20), "(none)");
@@ -114,7 +205,11 @@ TEST(NativeCost, RabenseifnerMovesWhatTheRingMoves) {
   // 4 ranks: 4a + 2*3/4 S/W + 3/4 S g = 40 us + 12 ms + 0.6 ms.
   EXPECT_NEAR(model_of(CollectiveKind::AllReduce, 4).cost->time_s, 4e-5 + 1.2e-2 + 6e-4, 1e-12);
   // 3 ranks (p' = 2, one rank folded): 2a + S/W + S/2 g + 3a + 2 S/W + S/2 g.
-  EXPECT_NEAR(model_of(CollectiveKind::AllReduce, 3).cost->time_s, 5e-5 + 2.4e-2 + 8e-4, 1e-12);
+  const NativeModel three = model_of(CollectiveKind::AllReduce, 3);
+  EXPECT_NEAR(three.cost->time_s, 5e-5 + 2.4e-2 + 8e-4, 1e-12);
+  // The formula printed is the terms computed, in one notation.
+  EXPECT_EQ(three.cost->formula, "2L a + 2(N'-1)/N' S/W + (N'-1)/N' S g + 3 a + 2 S/W + 1/2 S g");
+  EXPECT_EQ(two.cost->formula, "2L a + 2(N'-1)/N' S/W + (N'-1)/N' S g");
 }
 
 TEST(NativeCost, ReduceScatterBlockBasicLinearIsAReduceAndAScatter) {
@@ -181,6 +276,7 @@ TEST(NativeCost, AllToAll) {
   const NativeModel inplace = model_of(CollectiveKind::AllToAll, 4, kS, true);
   EXPECT_EQ(inplace.algorithm, "basic_inplace");
   EXPECT_NEAR(inplace.cost->time_s, 3 * (1e-5 + 2e-3 + 4e-4), 1e-12);
+  EXPECT_EQ(inplace.cost->formula, "(N-1) a + (N-1) b/W + (N-1) b c");
   // 2 ranks, blocks of 4e6: pairwise, a + S/2/W.
   EXPECT_NEAR(model_of(CollectiveKind::AllToAll, 2).cost->time_s, 1e-5 + 4e-3, 1e-12);
 }
@@ -214,6 +310,29 @@ TEST(NativeCost, NcclRing) {
   EXPECT_NEAR(model_of(CollectiveKind::AllReduce, 4, kS, false, nccl).cost->time_s, 6e-5 + 2.4e-2 + 6e-4, 1e-12);
   nccl.nccl_proto = "LL,Simple";
   EXPECT_FALSE(model_of(CollectiveKind::AllReduce, 4, kS, false, nccl).cost);
+}
+
+// Many ranks and segments: 1,024 ranks, 16 MiB in 1 KiB segments (16,384
+// of them). The trees keep one time per rank, not one per rank and segment
+// (128 MiB here), and the pipeline still reads as its closed form
+// (N-2+k)(a + S/k/W); the reduction up the same chain takes longer.
+TEST(NativeCost, TreesAtManyRanksAndSegments) {
+  NativeLibrary lib = open_mpi();
+  lib.tuned.dynamic_rules = true;
+  lib.tuned.forced[Operation::Bcast] = {3, 1024, 4, 4};
+  constexpr std::uint64_t kBytes = std::uint64_t{16} << 20;
+  const double k = kBytes / 1024.0;
+  const NativeModel bcast = native_model({CollectiveKind::Broadcast, 1024, kBytes, 4, false}, lib, link());
+  ASSERT_TRUE(bcast.cost);
+  const double closed = (1024 - 2 + k) * (1e-5 + 1024 / 1e9);
+  EXPECT_NEAR(bcast.cost->time_s, closed, 1e-9 * closed);
+  lib.tuned.forced[Operation::Allreduce] = {2, 0, 4, 4};  // nonoverlapping: reduce, then bcast
+  lib.tuned.forced[Operation::Reduce] = {3, 1024, 4, 4};
+  const NativeModel allreduce = native_model({CollectiveKind::AllReduce, 1024, kBytes, 4, false}, lib, link());
+  ASSERT_TRUE(allreduce.cost);
+  EXPECT_EQ(allreduce.algorithm, "nonoverlapping (reduce: pipeline, bcast: pipeline) (forced)");
+  EXPECT_GT(allreduce.cost->time_s, 2 * closed);
+  EXPECT_LT(allreduce.cost->time_s, 3 * closed);
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 // three D*s, the interval, the error budget) on a case worked out by hand,
 // the summary text for every shape the points can take, and the `--D auto`
 // search's choices.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "report/combine_report.h"
+#include "report/stability_report.h"
 #include "report/sweep_report.h"
 #include "sweep/analysis.h"
 #include "sweep/search.h"
@@ -507,6 +510,56 @@ TEST(CrossoverSearch, StartsAtThePowerOfTwoNearestThePrediction) {
   EXPECT_EQ(nearest_power_of_two(1e30, 1, 4096), 4096u);
   EXPECT_EQ(nearest_power_of_two(0, 1, 4096), 1u);
   EXPECT_EQ(nearest_power_of_two(std::nan(""), 1, 4096), 1u);
+}
+
+// --history: the next launch by the formula combine uses
+// (stability::next_launch_interval), around this launch's D* with the
+// history's spread and its count of launches.
+TEST(SweepAnalysis, TheNextLaunchFromHistoryIsCombinesFormula) {
+  const std::vector<PointRecord> points = {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)};
+  AnalysisOptions o;
+  o.history = launches::LaunchHistory{"history.json", 5, 0.1, 0.05, 400};
+  const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(kTcomm), points, o);
+  ASSERT_TRUE(a.empirical.D && a.next_launch_interval);
+  const double sd = std::sqrt(0.1 * 0.1 + 0.05 * 0.05);
+  // t(4) at 97.5% = 2.7764, one launch at the centre: sqrt(2).
+  EXPECT_NEAR(std::log(a.next_launch_interval->high / *a.empirical.D), 2.7764 * sd * std::sqrt(2.0), 1e-4);
+  EXPECT_NEAR(std::log(*a.empirical.D / a.next_launch_interval->low), 2.7764 * sd * std::sqrt(2.0), 1e-4);
+}
+
+// One compute-bound point: the summary advises a smaller D, and --D auto
+// only where it was not given.
+TEST(SweepSummary, AdvisesDAutoOnlyWhereItWasNotGiven) {
+  const std::vector<PointRecord> points = {steady(4096, t_math_at(4096), kTcomm)};
+  const RunCeilings c = ceilings(kTcomm);
+  SweepPlan plan = plan_2x1024();
+  const SweepAnalysis a = analyze(plan, 2, c, points);
+  ASSERT_EQ(a.empirical.kind, CrossingKind::BelowRange);
+  EXPECT_NE(sweep_summary_text(points, a, c, plan).find("measure smaller D (or --D auto)"), std::string::npos);
+  plan.swept_auto = true;
+  const std::string s = sweep_summary_text(points, a, c, plan);
+  EXPECT_NE(s.find("measure smaller D"), std::string::npos) << s;
+  EXPECT_EQ(s.find("--D auto"), std::string::npos) << s;
+}
+
+// The method sentences take their numbers from the constants that make
+// them: rendered with other values, they say those.
+TEST(MethodSentences, FollowTheirConstants) {
+  EXPECT_NE(crossover_method().find(std::to_string(kBootstrapReplicates) + " replicates"), std::string::npos);
+  const std::string crossover = crossover_method(1234);
+  EXPECT_NE(crossover.find("(1234 replicates)"), std::string::npos) << crossover;
+  stability::ChangePointOptions o;
+  o.permutations = 99;
+  o.significance = 0.05;
+  const std::string verdict = stability_method(o, 64);
+  EXPECT_NE(verdict.find("a 99-permutation test at 5%"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("at most 64 blocks"), std::string::npos) << verdict;
+  EXPECT_NE(stability_method().find(fmt::format("at most {} blocks", stability::kMaxBlocks)), std::string::npos);
+  const std::string launches = combine_method(10, 90);
+  EXPECT_NE(launches.find("its 10th-90th percentiles"), std::string::npos) << launches;
+  EXPECT_NE(combine_method().find(fmt::format("its {}th-{}th percentiles", launches::kWithinLowPercentile,
+                                              launches::kWithinHighPercentile)),
+            std::string::npos);
 }
 
 }  // namespace

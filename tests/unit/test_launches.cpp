@@ -10,6 +10,7 @@
 #include "launches/combination.h"
 #include "launches/combined_records.h"
 #include "launches/records.h"
+#include "stability/statistics.h"
 #include "sweep/fit.h"
 #include "util/error.h"
 
@@ -17,6 +18,7 @@ namespace shardroof::launches {
 namespace {
 
 using nlohmann::json;
+using stability::student_t_quantile;
 
 // A launch whose bootstrap is log-normal around `value` with sd `sd` (log).
 LaunchEstimate launch(double value, double sd) {
@@ -91,7 +93,7 @@ TEST(Combine, LaunchesThatDifferShowTheLaunchEffect) {
   EXPECT_GT(c.between_sd, 0.1);
   EXPECT_LT(c.predict_low, 80);
   EXPECT_GT(c.predict_high, 125);
-  // With a few launches the median's interval is wide enough for all.
+  // Each launch lies where the other three place the next one.
   EXPECT_TRUE(c.disagreeing.empty());
   // Among many that agree, one far off disagrees.
   std::vector<LaunchEstimate> many;
@@ -103,6 +105,27 @@ TEST(Combine, LaunchesThatDifferShowTheLaunchEffect) {
   const Combined again = combine(l);
   EXPECT_EQ(again.low, c.low);
   EXPECT_EQ(again.high, c.high);
+}
+
+// Twelve ordinary launches: D* log-normal with a launch effect of 10% and
+// each launch's own noise of 3%, at evenly spaced quantiles of the launch
+// effect. The median's interval shrinks like 1/sqrt(12) and misses the
+// outer launches; the next launch's interval holds every one of them.
+TEST(Combine, NoOrdinaryLaunchDisagreesAtTwelve) {
+  const std::vector<double> z = {-1.732, -1.150, -0.812, -0.549, -0.319, -0.105,
+                                 0.105,  0.319,  0.549,  0.812,  1.150,  1.732};
+  std::vector<LaunchEstimate> l;
+  for (const double zi : z) l.push_back(launch(100 * std::exp(0.1 * zi), 0.03));
+  const Combined c = combine(l);
+  EXPECT_TRUE(c.disagreeing.empty());
+  int miss_median = 0;
+  for (const auto& e : l) miss_median += e.high < c.low || e.low > c.high;
+  EXPECT_GE(miss_median, 2);  // what the median's interval would have flagged
+  // A thirteenth launch twice as slow is flagged, and only it.
+  l.push_back(launch(200, 0.03));
+  const Combined with_outlier = combine(l);
+  ASSERT_EQ(with_outlier.disagreeing.size(), 1u);
+  EXPECT_EQ(with_outlier.disagreeing[0], 12u);
 }
 
 TEST(Combine, ALaunchWithoutADistributionGivesItsEstimate) {

@@ -1,5 +1,7 @@
-// Change points and stability verdicts on constructed series: a step is
-// found where it is, noise alone is one distribution, a small step is
+// The statistics module against hand values (quantiles, central intervals,
+// windows, the resampled median, the next launch's interval), then change
+// points and stability verdicts on constructed series: a step is found
+// where it is, noise alone is one distribution, a small step is
 // drift and a large one unstable, blocks join two measurements only when
 // they are shorter than a block, levels and states carry what the reports
 // print, a curtailed permutation test decides as the full one, and the
@@ -11,7 +13,7 @@
 #include <vector>
 
 #include "stability/change_points.h"
-#include "stability/median_interval.h"
+#include "stability/statistics.h"
 #include "stability/stability.h"
 
 namespace shardroof::stability {
@@ -255,6 +257,71 @@ TimeStats rounds_of(const std::vector<double>& levels, int per_round) {
   TimeStats t = summarize(all);
   t.windows = windows;
   return t;
+}
+
+TEST(Statistics, QuantilesAsByHand) {
+  const std::vector<double> v = {1, 2, 3, 4, 5};
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.5), 3);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.25), 2);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.1), 1.4);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 1), 5);
+  EXPECT_EQ(quantile_sorted({}, 0.5), 0);
+  // Next to an unbounded value, the outer neighbour: 0 for a positive
+  // quantity, +inf always; a log-scale value of 0 is an ordinary value.
+  EXPECT_DOUBLE_EQ(quantile_sorted({0, 2, 4}, 0.25), 0);
+  EXPECT_DOUBLE_EQ(quantile_sorted({0, 2, 4}, 0.25, false), 1);
+  EXPECT_TRUE(std::isinf(quantile_sorted({1, 2, INFINITY}, 0.75)));
+  const Bounds quartiles = central(v, 0.5);
+  EXPECT_DOUBLE_EQ(quartiles.low, 2);
+  EXPECT_DOUBLE_EQ(quartiles.high, 4);
+  const std::vector<double> p = percentiles_of(v);
+  ASSERT_EQ(p.size(), 101u);
+  EXPECT_DOUBLE_EQ(p[0], 1);
+  EXPECT_DOUBLE_EQ(p[50], 3);
+  EXPECT_DOUBLE_EQ(p[10], 1.4);
+  EXPECT_DOUBLE_EQ(p[100], 5);
+}
+
+TEST(Statistics, WindowsFromCountsOrOneForAll) {
+  const std::vector<double> v = {1, 2, 3, 4, 5};
+  const auto two = windows_of(v, std::vector<int>{2, 0, 3});
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1].first, 2u);
+  EXPECT_EQ(two[1].size, 3u);
+  EXPECT_EQ(windows_of(v, std::vector<int>{2, 2}).size(), 1u);   // do not add up
+  EXPECT_EQ(windows_of(v, std::vector<int>{6, -1}).size(), 1u);  // a negative count
+  const auto all = windows_of(v, std::vector<std::size_t>{});
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].size, 5u);
+}
+
+TEST(Statistics, TheResampledMedianOfOneValueIsThatValue) {
+  const std::vector<double> same(10, 7.0), mixed = {1, 2, 3, 4, 5, 6};
+  MedianResampler r({{&same, 0, 4}, {&same, 4, 6}});
+  IndexDraw pick(3);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.draw(pick), 7.0);
+  // Every replicate's median is a median of drawn values: within their range.
+  MedianResampler m(windows_of(mixed, std::vector<int>{3, 3}));
+  for (int i = 0; i < 100; ++i) {
+    const double x = m.draw(pick);
+    EXPECT_GE(x, 1);
+    EXPECT_LE(x, 6);
+  }
+  EXPECT_EQ(MedianResampler({}).draw(pick), 0);
+}
+
+TEST(Statistics, TheNextLaunchAsByHand) {
+  // t(2) at 97.5% = 4.3027: exp(log 100 +- 4.3027 x 0.1 x sqrt(1 + 1/3)).
+  const Bounds three = next_launch_interval(std::log(100.0), 0.1, 3, 3, 0.95);
+  EXPECT_NEAR(three.low, 100 * std::exp(-4.3027 * 0.1 * std::sqrt(4.0 / 3)), 1e-3);
+  EXPECT_NEAR(three.high, 100 * std::exp(4.3027 * 0.1 * std::sqrt(4.0 / 3)), 1e-3);
+  // Ten launches' spread around one launch's value: t(9) = 2.2622, sqrt(2).
+  const Bounds one = next_launch_interval(std::log(50.0), 0.2, 10, 1, 0.95);
+  EXPECT_NEAR(std::log(one.high / 50), 2.2622 * 0.2 * std::sqrt(2.0), 1e-4);
+  EXPECT_NEAR(std::log(50 / one.low), 2.2622 * 0.2 * std::sqrt(2.0), 1e-4);
+  // 90%: t(4) at 95% = 2.1318.
+  const Bounds ninety = next_launch_interval(0, 1, 5, 5, 0.90);
+  EXPECT_NEAR(std::log(ninety.high), 2.1318 * std::sqrt(1.2), 1e-3);
 }
 
 TEST(MedianInterval, RoundsThatAgreeGiveATightIntervalAndRoundsThatDisagreeAWideOne) {
