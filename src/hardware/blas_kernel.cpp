@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <span>
 #include <utility>
 
 namespace shardroof::hw {
@@ -42,15 +43,6 @@ constexpr std::array<std::pair<std::string_view, VectorIsa>, 13> kBlisKernels = 
     {"penryn", VectorIsa::Sse},       {"generic", VectorIsa::Sse}
 }};
 
-template <std::size_t N>
-std::optional<VectorIsa> find_isa(const std::array<std::pair<std::string_view, VectorIsa>, N>& table,
-                                  std::string_view kernel) {
-  const std::string k = lower(kernel);
-  for (const auto& [name, isa] : table)
-    if (k == name) return isa;
-  return std::nullopt;
-}
-
 // The name of the widest kernel family at or below `isa` the CPU can run.
 std::string kernel_at(VectorIsa isa, const CpuIsa& cpu, std::string_view avx512, std::string_view fma256,
                       std::string_view avx) {
@@ -82,11 +74,9 @@ std::string_view to_string(KernelSetBy by) {
   return "?";
 }
 
-std::optional<VectorIsa> openblas_kernel_isa(std::string_view kernel) { return find_isa(kOpenBlasKernels, kernel); }
+std::optional<VectorIsa> openblas_kernel_isa(std::string_view kernel) { return kernel_isa(BlasFamily::OpenBlas, kernel); }
 
-std::string openblas_coretype_for(VectorIsa isa, const CpuIsa& cpu) {
-  return kernel_at(isa, cpu, "SkylakeX", "Haswell", "Sandybridge");
-}
+std::string openblas_coretype_for(VectorIsa isa, const CpuIsa& cpu) { return kernel_for(BlasFamily::OpenBlas, isa, cpu); }
 
 std::string openblas_version(std::string_view config) {
   const auto space = config.find(' ');
@@ -97,44 +87,50 @@ std::string openblas_version(std::string_view config) {
   return !v.empty() && std::isdigit(static_cast<unsigned char>(v.front())) ? std::string(v) : "";
 }
 
-std::optional<VectorIsa> blis_kernel_isa(std::string_view kernel) { return find_isa(kBlisKernels, kernel); }
+std::optional<VectorIsa> blis_kernel_isa(std::string_view kernel) { return kernel_isa(BlasFamily::Blis, kernel); }
 
-std::string blis_arch_for(VectorIsa isa, const CpuIsa& cpu) { return kernel_at(isa, cpu, "skx", "haswell", "sandybridge"); }
+std::string blis_arch_for(VectorIsa isa, const CpuIsa& cpu) { return kernel_for(BlasFamily::Blis, isa, cpu); }
 
-std::string_view kernel_variable(BlasFamily family) {
+namespace {
+
+// What the program knows of a family: its variable, its x86 kernels, and
+// the kernel of each level it names (AVX-512, AVX2+FMA, AVX).
+struct FamilyKernels {
+  std::string_view variable;
+  std::span<const std::pair<std::string_view, VectorIsa>> kernels;
+  std::array<std::string_view, 3> by_level;
+};
+
+FamilyKernels family_kernels(BlasFamily family) {
   switch (family) {
-    case BlasFamily::OpenBlas: return "OPENBLAS_CORETYPE";
-    case BlasFamily::Blis: return "BLIS_ARCH_TYPE";
-    case BlasFamily::Other: return "";
+    case BlasFamily::OpenBlas: return {"OPENBLAS_CORETYPE", kOpenBlasKernels, {"SkylakeX", "Haswell", "Sandybridge"}};
+    case BlasFamily::Blis: return {"BLIS_ARCH_TYPE", kBlisKernels, {"skx", "haswell", "sandybridge"}};
+    case BlasFamily::Other: break;
   }
-  return "";
+  return {};
 }
 
+}  // namespace
+
+std::string_view kernel_variable(BlasFamily family) { return family_kernels(family).variable; }
+
 std::optional<VectorIsa> kernel_isa(BlasFamily family, std::string_view kernel) {
-  switch (family) {
-    case BlasFamily::OpenBlas: return openblas_kernel_isa(kernel);
-    case BlasFamily::Blis: return blis_kernel_isa(kernel);
-    case BlasFamily::Other: return std::nullopt;
-  }
+  const std::string k = lower(kernel);
+  for (const auto& [name, isa] : family_kernels(family).kernels)
+    if (k == name) return isa;
   return std::nullopt;
 }
 
 std::vector<std::string_view> kernel_names(BlasFamily family) {
   std::vector<std::string_view> out;
-  if (family == BlasFamily::OpenBlas)
-    for (const auto& k : kOpenBlasKernels) out.push_back(k.first);
-  if (family == BlasFamily::Blis)
-    for (const auto& k : kBlisKernels) out.push_back(k.first);
+  for (const auto& k : family_kernels(family).kernels) out.push_back(k.first);
   return out;
 }
 
 std::string kernel_for(BlasFamily family, VectorIsa isa, const CpuIsa& cpu) {
-  switch (family) {
-    case BlasFamily::OpenBlas: return openblas_coretype_for(isa, cpu);
-    case BlasFamily::Blis: return blis_arch_for(isa, cpu);
-    case BlasFamily::Other: return "";
-  }
-  return "";
+  const FamilyKernels f = family_kernels(family);
+  if (f.variable.empty()) return "";
+  return kernel_at(isa, cpu, f.by_level[0], f.by_level[1], f.by_level[2]);
 }
 
 BlasInfo query_blas() {

@@ -163,10 +163,13 @@ void judge_clock(CorePeak& peak) {
     const double fpc = *peak.flop_per_cycle(r);
     const double phys = nearest_physical(r.loop, fpc);
     if (std::abs(fpc / phys - 1) > kFlopPerCycleTolerance) {
-      peak.clock_unknown = fmt::format("the {} loop reached {:.1f} FLOP/cycle at {:.2f} GHz, not within {:.0f}% of a "
-                                       "physical value (nearest {:.0f})",
-                                       loop_name(r.loop), fpc, clock_of(r, add) / 1e9,
-                                       kFlopPerCycleTolerance * 100, phys);
+      const double share = peak.rank_share(r.loop.type);
+      peak.clock_unknown = fmt::format(
+          "the {} loop reached {:.1f} FLOP/cycle at {:.2f} GHz{}, not within {:.0f}% of a physical value (nearest "
+          "{:.0f}): a loop that never ran alone on its core (a loaded machine) or a clock that is not the core's",
+          loop_name(r.loop), fpc, clock_of(r, add) / 1e9,
+          share < 1 ? fmt::format(" with the ranks' measured sharing (x {:.2f}) taken out", share) : "",
+          kFlopPerCycleTolerance * 100, phys);
       peak.clock_hz = 0;
       return;
     }
