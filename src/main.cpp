@@ -38,6 +38,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   cmds.push_back(make_peak_command());
   cmds.push_back(make_predict_command());
   cmds.push_back(make_combine_command());
+  cmds.push_back(make_report_command());
   return cmds;
 }
 

@@ -42,5 +42,6 @@ std::unique_ptr<Command> make_peak_command();
 std::unique_ptr<Command> make_predict_command();
 std::unique_ptr<Command> make_link_command();
 std::unique_ptr<Command> make_combine_command();
+std::unique_ptr<Command> make_report_command();
 
 }  // namespace shardroof
