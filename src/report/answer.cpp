@@ -90,7 +90,7 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
   // The prediction beside it.
   if (s.book) {
     std::string book = fmt::format("book: {}*_book = {}", x, count_text(*s.book));
-    if (s.book_interval.low || s.book_interval.high) book += " " + bounds_text(s.book_interval);
+    if (s.book_interval.low || s.book_interval.high) book += fmt::format(" {}", bounds_text(s.book_interval));
     if (s.book_holds && s.D)
       book += fmt::format(": {} the measured {}* ({:+.0f}%)", *s.book_holds ? "holds" : "does not hold", x,
                           100 * (*s.book - *s.D) / *s.D);
@@ -114,8 +114,8 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
   else if (!s.kernel_warning.empty())
     a.lines.push_back("next: fix the BLAS kernel first (the warning above names the fix): " + s.kernel_warning);
   else if (C_share < 0.5)
-    a.lines.push_back(fmt::format("next: the GEMM reaches {:.2f}x the hardware's peak: the header's BLAS kernel line "
-                                  "(-v) says why",
+    a.lines.push_back(fmt::format("next: C_peak is {:.2f}x the hardware's own peak: -v sets the BLAS kernel and the "
+                                  "core's loops beside it",
                                   C_share));
   else if (s.stability == "unstable")
     a.lines.push_back("next: the machine changed state during the run: combine several launches (shardroof combine)");
@@ -265,8 +265,8 @@ AnswerBlock peak_answer(const bringup::PeakView& p) {
   if (!p.kernel_warning.empty())
     a.lines.push_back("next: " + p.kernel_warning + " (peak --blas-coretype names the fix)");
   else if (worst_share < 0.5)
-    a.lines.push_back(fmt::format("next: the GEMM reaches {:.2f}x the hardware's peak: the BLAS kernel line (-v) says "
-                                  "why",
+    a.lines.push_back(fmt::format("next: C is {:.2f}x the hardware's own peak: -v sets the BLAS kernel and the core's "
+                                  "loops beside it",
                                   worst_share));
   else
     a.lines.push_back("next: these ceilings are what sweep's book uses; run the sweep");

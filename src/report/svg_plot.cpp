@@ -110,7 +110,7 @@ std::string render(const Chart& c) {
   for (const auto& m : c.horizontal) ys.push_back(m.at);
   const std::size_t legend_items = c.series.size() + c.vertical.size() + c.horizontal.size() + c.spans.size();
   const int legend_rows = static_cast<int>((legend_items + 1) / 2);
-  const int height = c.height + legend_rows * kLegendRow;
+  const int height = c.height + 12 + legend_rows * kLegendRow;
   const int plot_bottom = c.height - kBottom;
   auto [xlo, xhi] = range_of(c.x, xs);
   auto [ylo, yhi] = range_of(c.y, ys);
@@ -179,7 +179,7 @@ std::string render(const Chart& c) {
   int item = 0;
   const auto legend = [&](const std::string& label, const std::string& color, const std::string& dash, bool box) {
     const int col = item % 2, row = item / 2;
-    const int lx = kLeft + col * (c.width - kLeft) / 2, ly = c.height - 6 + row * kLegendRow;
+    const int lx = kLeft + col * (c.width - kLeft) / 2, ly = c.height + 8 + row * kLegendRow;
     if (box)
       o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"18\" height=\"9\" fill=\"{}\" fill-opacity=\"0.3\"/>\n", lx, ly - 8,
                        color);

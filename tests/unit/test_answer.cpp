@@ -56,7 +56,8 @@ TEST(Answer, SweepOnTheComputeRoof) {
                 "trust: stable over the run; well-conditioned (slope 0.93)",
                 "book: D*_book = 139 [120, 160]: holds the measured D* (-8%) (link from ring probe)",
                 "ceiling: C_peak 40 GFLOP/s per rank = 0.40x this core's FMA peak; link W 5 GB/s",
-                "next: the GEMM reaches 0.40x the hardware's peak: the header's BLAS kernel line (-v) says why"}));
+                "next: C_peak is 0.40x the hardware's own peak: -v sets the BLAS kernel and the core's loops beside "
+                "it"}));
 }
 
 TEST(Answer, SweepOnTheFloor) {
