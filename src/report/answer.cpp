@@ -204,7 +204,7 @@ AnswerBlock link_answer(const bringup::LinkView& l) {
   double median = 0;
   const auto slow = slow_pairs(l, median);
   if (median <= 0) {
-    a.lines.push_back("no pair has a fitted W");
+    a.lines.push_back("no pair has a fitted W: t(n) = alpha + n/W fits none of them (-v shows each pair's times)");
     return a;
   }
   const auto [lo, hi] = std::minmax_element(l.pairs.begin(), l.pairs.end(), [](const auto& x, const auto& y) {
