@@ -183,7 +183,8 @@ std::string ceilings_section(const bringup::BringUp& b) {
   };
   for (const auto& s : b.sweeps) {
     if (s.compute) add(s.path, s.compute->what, s.compute->measured, "FLOP/s", s.compute->limit, s.compute->limit_name);
-    if (s.W_book && *s.W_book > 0) add(s.path, "link W (" + s.link_source + ")", *s.W_book, "B/s", s.W_line_rate, s.W_line_rate ? "line rate" : "");
+    if (s.W_book && *s.W_book > 0) add(s.path, s.link_source.empty() ? "link W" : "link W (" + s.link_source + ")", *s.W_book, "B/s", s.W_line_rate,
+                                  s.W_line_rate ? "line rate" : "");
     if (s.M && *s.M > 0) add(s.path, "memory M (triad)", *s.M, "B/s", std::nullopt, "");
   }
   for (const auto& p : b.peaks) {
