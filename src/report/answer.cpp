@@ -112,7 +112,8 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
   if (!s.complete)
     a.lines.push_back("next: run it to the end; an interrupted run's D* holds only the points it measured");
   else if (!s.kernel_warning.empty())
-    a.lines.push_back("next: fix the BLAS kernel first (the warning above names the fix): " + s.kernel_warning);
+    a.lines.push_back("next: fix the BLAS kernel first (`shardroof peak --blas-coretype` names the OPENBLAS_CORETYPE): " +
+                      s.kernel_warning);
   else if (C_share < 0.5)
     a.lines.push_back(fmt::format("next: C_peak is {:.2f}x the hardware's own peak: -v sets the BLAS kernel and the "
                                   "core's loops beside it",
