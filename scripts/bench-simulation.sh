@@ -143,7 +143,7 @@ if [[ $do_sweep == 1 ]]; then
   n="${sweep_ranks%% *}"
   for impl in hier; do
     rc=0
-    sim --ranks "$n" --compute benchmarked --host-speed 1e10 --shared-from none -- sweep --impl "$impl" -d float \
+    sim --ranks "$n" --compute benchmarked --host-speed 1e10 --shared-from none -- sweep -v --impl "$impl" -d float \
       --B 256 --F 256 --D "$((n * 64)),$((n * 1024))" -n 1 -w 0 --json "$out/sweep-check-$n-$impl.json" --force \
       > "$out/sweep-check-$n-$impl.txt" 2>&1 || rc=$?
     if [[ $rc != 0 ]] || ! grep -q "every point's distributed Z checked: ok" "$out/sweep-check-$n-$impl.txt"; then

@@ -37,13 +37,15 @@ JOBS=${JOBS:-$(nproc)}
 # Every test but the cluster ones (slurm, emulation: they need root, a
 # private Slurm and network namespaces), gpu and bundle (no CUDA in this
 # build) and bad_input_extra (more cases of a bad-input class whose path a
-# sampled case already runs; tests/reliability/CMakeLists.txt says which).
-default_ctest_args=(-LE 'slurm|emulation|bundle|gpu|bad_input_extra')
+# sampled case already runs; tests/reliability/CMakeLists.txt says which),
+# and browser (Chromium, its own CI stage; the report's code runs here in
+# the cli tests report.*).
+default_ctest_args=(-LE 'slurm|emulation|bundle|gpu|bad_input_extra|browser')
 # Under ThreadSanitizer: the code that runs threads. The watchdog's thread
 # (in every command), the overlapped step's communication thread and the
 # tracer's second track, alone and in whole runs that stop, kill or
 # interrupt ranks.
-thread_ctest_args=(-LE 'slurm|emulation|gpu'
+thread_ctest_args=(-LE 'slurm|emulation|gpu|browser'
   -R 'Watchdog|ChunkWorker|Trace|overlap_product|sweep_overlap_run|trace[.]sweep[.]overlap|watchdog_sigstop|killed_run|sweep_output')
 if [ "${sanitizer[0]}" = -DSHARDROOF_SANITIZE_THREAD=ON ]; then default_ctest_args=("${thread_ctest_args[@]}"); fi
 

@@ -197,6 +197,7 @@ check_job() {
   fi
   [[ -s "$dir/$command.json" ]] || fail "$dir/$command.json missing"
   [[ -s "$dir/$command.txt" && -s "$dir/job.txt" ]] || fail "$dir lacks $command.txt or job.txt"
+  grep -q '<section id="answer">' "$dir/report.html" 2>/dev/null || fail "$dir/report.html: missing, or no answer in it"
   [[ "$(cat "$dir/exit_status")" == 0 ]] || fail "$dir/exit_status is $(cat "$dir/exit_status")"
   json_has "$dir/$command.json" ranks "$ranks" || fail "$dir/$command.json: ranks is not $ranks"
   if [[ "$command" == link ]]; then

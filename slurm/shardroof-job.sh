@@ -14,8 +14,9 @@
 #   SHARDROOF_SRUN_FLAGS / SHARDROOF_MPIRUN_FLAGS   extra launcher flags
 #   SHARDROOF_ARGS      extra shardroof flags (also: arguments after the script name)
 # Results: $SHARDROOF_RESULTS/<job name>-<job id>/ holds <command>.json (the
-# full record), <command>.txt (the table), job.txt (allocation, nodes,
-# settings, launch line) and exit_status.
+# full record), <command>.txt (the table, -v, and the answer block),
+# report.html (`shardroof report` over the job's records: one page to
+# open), job.txt (allocation, nodes, settings, launch line) and exit_status.
 # `--launches K` among the arguments (sweep and coll): K job steps, one
 # launch each (<command>-1.json .. <command>-K.json and .txt), then
 # `shardroof combine` over them (combine.json, combine.txt): one launch is
@@ -95,7 +96,8 @@ shardroof_job() {
     echo "shardroof-job: --launches takes a whole number of launches (2 or more combine; sweep and coll only), got '$launches'" >&2
     return 2
   fi
-  local -a args=("$command" --json "$out/$command.json" ${rest[@]+"${rest[@]}"})
+  # -v: the .txt keeps the whole table, not only the answer block.
+  local -a args=("$command" -v --json "$out/$command.json" ${rest[@]+"${rest[@]}"})
 
   # The BLAS kernel needs nothing here: every rank of shardroof runs the
   # CPU's kernel itself where the library's own choice is below the CPU
@@ -122,14 +124,26 @@ shardroof_job() {
     local k step
     for ((k = 1; k <= launches; k++)); do
       echo "launch:     $k of $launches ($(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))" >> "$out/job.txt"
-      "${launch[@]}" "$bin" "$command" --json "$out/$command-$k.json" ${rest[@]+"${rest[@]}"} | tee "$out/$command-$k.txt"
+      "${launch[@]}" "$bin" "$command" -v --json "$out/$command-$k.json" ${rest[@]+"${rest[@]}"} | tee "$out/$command-$k.txt"
       step=${PIPESTATUS[0]}
       (( step != 0 && status == 0 )) && status=$step
       records+=("$out/$command-$k.json")
     done
     if (( status == 0 )); then
-      "${one[@]}" "$bin" combine "${records[@]}" --json "$out/combine.json" --csv "$out/combine.csv" | tee "$out/combine.txt"
+      "${one[@]}" "$bin" combine -v "${records[@]}" --json "$out/combine.json" --csv "$out/combine.csv" | tee "$out/combine.txt"
       status=${PIPESTATUS[0]}
+    fi
+  fi
+  # One page per job (report.html: inline SVG, no network) from the records
+  # the job wrote; it does not change the job's exit status.
+  local -a written=()
+  local f
+  for f in "$out"/*.json; do [[ -s "$f" ]] && written+=("$f"); done
+  if (( ${#written[@]} > 0 )); then
+    if "${one[@]}" "$bin" report "${written[@]}" -o "$out/report.html" --force > "$out/report.txt"; then
+      echo "shardroof-job: report: $out/report.html" >&2
+    else
+      echo "shardroof-job: the report could not be written (see $out/report.txt)" >&2
     fi
   fi
   echo "$status" > "$out/exit_status"

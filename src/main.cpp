@@ -39,6 +39,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   cmds.push_back(make_peak_command());
   cmds.push_back(make_predict_command());
   cmds.push_back(make_combine_command());
+  cmds.push_back(make_report_command());
   return cmds;
 }
 
@@ -85,6 +86,7 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
   // Flags every command shares (see README, "Exit status and reliability").
   double timeout_s = 300;
   bool force = false;
+  bool detail = false;
 
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;
@@ -98,6 +100,9 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
                       "Seconds an operation may go without progress before the watchdog ends the job (0: never)")
           ->capture_default_str();
     }
+    sub->add_flag("-v,--detail", detail,
+                  "Print the rows and diagnostics before the answer block (the tables, the header, each point's "
+                  "and round's lines); the JSON holds them either way");
     sub->add_flag("--force", force, "Overwrite existing output files (otherwise a fresh name is chosen and printed)");
     cmd->add_options(*sub);
     subs.emplace_back(sub, cmd.get());
@@ -138,7 +143,7 @@ int run_main(MpiSession& mpi, int argc, char** argv) {
   process_watchdog().set_timeout(timeout_s);
   for (auto& [sub, cmd] : subs) {
     if (sub->parsed()) {
-      RunContext ctx{mpi, out, progress, force};
+      RunContext ctx{mpi, out, progress, detail ? out : null_stream, force};
       // The whole command is one watched operation: a rank stuck anywhere
       // between two steps (inner scopes mark the steps) is found too.
       std::optional<WatchdogScope> watched;

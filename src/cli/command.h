@@ -17,6 +17,10 @@ struct RunContext {
   MpiSession& mpi;
   std::ostream& out;       // the report: stdout on rank 0, discarded elsewhere
   std::ostream& progress;  // progress lines: stderr on rank 0, discarded elsewhere
+  // The rows and diagnostics behind the answer (tables, headers, per-point
+  // lines): `out` with -v/--detail, discarded otherwise, so that a run's
+  // default output is its answer block and where its files went.
+  std::ostream& detail;
   bool force = false;      // --force: overwrite existing output files (see agree_output_path)
 };
 
@@ -38,5 +42,6 @@ std::unique_ptr<Command> make_peak_command();
 std::unique_ptr<Command> make_predict_command();
 std::unique_ptr<Command> make_link_command();
 std::unique_ptr<Command> make_combine_command();
+std::unique_ptr<Command> make_report_command();
 
 }  // namespace shardroof

@@ -23,6 +23,8 @@
 #include "measure/coll_runner.h"
 #include "measure/coll_stability.h"
 #include "measure/comm_setup.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/coll_report.h"
 #include "tuning/tuning.h"
 #include "util/agreement.h"
@@ -232,7 +234,8 @@ class CollCommand final : public Command {
     for (const auto kind : kinds) impls_of.push_back(f_.tune.empty() ? plan.impls : tunable_impls(*setup, kind, plan.ring));
 
     const std::vector<std::string> rank_hosts = doc["environment"]["hosts"];
-    CollConsoleReporter console(ctx.out, ctx.mpi.size(), rank_hosts);
+    // The table and its diagnostics: behind -v (the JSON keeps them).
+    CollConsoleReporter console(ctx.detail, ctx.mpi.size(), rank_hosts);
     std::vector<CollRecord> all;
     std::size_t steps_done = 0;
     // Progress counts the sizes whose last round has run: an interruption
@@ -341,7 +344,9 @@ class CollCommand final : public Command {
                    {{},
                     [&] {
                       console.stability(all, stable, rounds_done);
-                      console.footer(all);
+                      // nccl-tests' two summary lines, then the answer.
+                      CollConsoleReporter(ctx.out, ctx.mpi.size()).footer(all);
+                      if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(doc)));
                       if (ctx.mpi.is_root() && !f_.tune.empty() && !out.stopped() && !plan.sizes.empty())
                         ctx.out << fmt::format("# tuning table written to {} ({} rules for {} ranks)\n", f_.tune,
                                                tuning_rules_written, ctx.mpi.size());

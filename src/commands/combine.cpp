@@ -11,6 +11,8 @@
 #include "commands/run_output.h"
 #include "launches/combined_records.h"
 #include "launches/records.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/combine_report.h"
 #include "util/agreement.h"
 #include "util/error.h"
@@ -47,12 +49,12 @@ class CombineCommand final : public Command {
     std::string csv;
     if (set.command == "sweep") {
       const auto c = launches::combine_sweeps(set);
-      print_sweep_combination(ctx.out, set, c);
+      print_sweep_combination(ctx.detail, set, c);
       doc = sweep_combination_json(set, c);
       csv = sweep_combination_csv(set, c);
     } else {
       const auto c = launches::combine_colls(set);
-      print_coll_combination(ctx.out, set, c);
+      print_coll_combination(ctx.detail, set, c);
       doc = coll_combination_json(set, c);
       csv = coll_combination_csv(set, c);
     }
@@ -60,6 +62,8 @@ class CombineCommand final : public Command {
     doc["complete"] = true;
     out.begin_document(doc);
     out.finish([&] { return csv; });
+    // The launches' table behind -v; the answer by default.
+    if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(out.document())));
     out.print_written_files();
     return out.exit_status();
   }

@@ -20,6 +20,8 @@
 #include "link/ping_pong.h"
 #include "link/ring_probe.h"
 #include "measure/coll_runner.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/gate_report.h"
 #include "report/link_report.h"
 #include "util/agreement.h"
@@ -139,11 +141,12 @@ class LinkCommand final : public Command {
     nlohmann::json& doc = out.document();
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
 
-    LinkConsoleReporter console(ctx.out, nranks);
+    // The table and its diagnostics: behind -v (the JSON keeps them).
+    LinkConsoleReporter console(ctx.detail, nranks);
     console.header(plan, topo, measured, total_pairs);
     // The line rate of each pair's link, where the system reports one.
     const std::vector<hw::HostNet> nets = gather_host_nets(world);
-    ctx.out << "# W/line: the fitted W as a share of the line rate of the pair's link (the interface's reported "
+    ctx.detail << "# W/line: the fitted W as a share of the line rate of the pair's link (the interface's reported "
                "speed, an InfiniBand port's rate, or SHARDROOF_LINE_RATE for a shaped link); - where the pair shares "
                "a host (memory) or nothing reports a rate\n";
 
@@ -257,7 +260,12 @@ class LinkCommand final : public Command {
     for (const auto* list : {&idle_results, &results})
       for (const auto& r : *list) wrong += r.measured.wrong > 0 ? r.measured.wrong : 0;
     return end_run(out, gate, doc,
-                   {{}, [&] { console.footer(results, summary, model); }, true,
+                   {{},
+                    [&] {
+                      console.footer(results, summary, model);
+                      if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(doc)));
+                    },
+                    true,
                     wrong > 0 ? fmt::format("{} {} bytes came back wrong", wrong, loaded ? "received or echoed" : "echoed")
                               : "",
                     ""});

@@ -19,6 +19,8 @@
 #include "collectives/mpi_transport.h"
 #include "compute/compute_backend.h"
 #include "measure/comm_setup.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/peak_report.h"
 #include "ceilings/ceilings.h"
 #include "ceilings/hardware_limits.h"
@@ -121,16 +123,13 @@ class PeakCommand final : public Command {
 
     // Every measurement runs on every rank of a node at once; the timing
     // module takes each iteration's max over the node's ranks.
-    nlohmann::json mine;
-    mine["host"] = host_name();
-    mine["ranks"] = node_comm.size();
-    mine["gemm"] = nlohmann::json::array();
+    PeakNode mine;
+    mine.host = host_name();
+    mine.ranks = node_comm.size();
 
-    out.begin_document({{"ranks", ctx.mpi.size()},
-                        {"settings", peak_settings_json(f_.datatypes, {plan.types, plan.size, plan.k, backend->describe()},
-                                                        plan.memory_elements, plan.reduce_elements, plan.threads,
-                                                        plan.timing)},
-                        {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}});
+    out.begin_document(peak_document_json(
+        ctx.mpi.size(), peak_settings_json(f_.datatypes, {plan.types, plan.size, plan.k, backend->describe()},
+                                           plan.memory_elements, plan.reduce_elements, plan.threads, plan.timing)));
     nlohmann::json& doc = out.document();
     add_hardware_json(doc, hardware, plan.types);
     RunGate gate(ctx, f_.baseline, std::move(expectations), doc);
@@ -141,11 +140,9 @@ class PeakCommand final : public Command {
     // one record per node, from the node's first rank, gathered everywhere),
     // so a run that dies or is interrupted keeps the finished steps.
     const auto publish = [&] {
-      const auto gathered = all_gather_strings(ctx.mpi.world(), node_comm.rank() == 0 ? mine.dump() : std::string());
-      doc["nodes"] = nlohmann::json::array();
-      for (const auto& text : gathered)
-        if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));
-      doc["complete"] = steps_done == steps;
+      const auto gathered =
+          all_gather_strings(ctx.mpi.world(), node_comm.rank() == 0 ? peak_node_text(mine) : std::string());
+      set_peak_nodes_json(doc, gathered, steps_done == steps);
       out.publish(steps_done, steps);
     };
     for (const auto type : plan.types) {
@@ -162,7 +159,7 @@ class PeakCommand final : public Command {
         const auto thin = measure_gemm_rate(*backend, node, plan.size, plan.size, k, type, plan.timing);
         rec.thin.push_back(thin);
       }
-      mine["gemm"].push_back(peak_gemm_json(rec));
+      mine.gemm.push_back(std::move(rec));
       step.reset();
       ++steps_done;
       publish();
@@ -173,9 +170,8 @@ class PeakCommand final : public Command {
     ctx.progress << "peak: memory bandwidth and reduction rate\n" << std::flush;
     std::optional<WatchdogScope> step(std::in_place, "memory bandwidth");
     const auto mem = measure_memory_bandwidth(*backend, node, plan.memory_elements, plan.timing);
-    mine["memory"] = peak_memory_json({memory_space_name(*backend), mem, sum_over_ranks(node, mem.copy_bytes_per_s),
-                                       sum_over_ranks(node, mem.triad_bytes_per_s), min_over_ranks(node, mem.triad_bytes_per_s)});
-    mine["reduction"] = nlohmann::json::array();
+    mine.memory = PeakMemory{memory_space_name(*backend), mem, sum_over_ranks(node, mem.copy_bytes_per_s),
+                             sum_over_ranks(node, mem.triad_bytes_per_s), min_over_ranks(node, mem.triad_bytes_per_s)};
     for (const auto type : plan.types) {
       step.emplace(fmt::format("{} reduction", coll::to_string(type)));
       // Beyond the caches, as the memory kernels: a reduction that runs in a
@@ -183,17 +179,20 @@ class PeakCommand final : public Command {
       const std::size_t count =
           std::max<std::size_t>(plan.reduce_elements, kCacheMultiple * backend->cache_bytes() / coll::size_of(type));
       const auto red = measure_reduce_rate(*backend, node, type, count, plan.timing);
-      mine["reduction"].push_back(peak_reduction_json(red));
+      mine.reduction.push_back(red);
     }
     step.reset();
     // A GPU's clock right after its GEMMs (the driver's word on throttling).
     read_gpu_clocks(*backend, ctx.mpi.world(), hardware);
-    doc["hardware"] = hardware_json(hardware, plan.types);
+    set_peak_hardware_json(doc, hardware, plan.types);
     ++steps_done;
     publish();
     return end_run(out, gate, doc,
                    {{}, [&] {
-                      print_peak(ctx.out, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"], hardware);
+                      // The tables behind -v; the BLAS kernel's shortfall and the answer by default.
+                      print_peak(ctx.detail, {plan.types, plan.size, plan.k, backend->describe()}, doc["nodes"], hardware);
+                      for (const auto& w : hardware_warnings(hardware, plan.types)) ctx.out << "\n" << w << "\n";
+                      if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(doc)));
                     },
                     false, "", ""});
   }

@@ -24,6 +24,8 @@
 #include "model/roofline.h"
 #include "model/sharding_links.h"
 #include "model/two_level.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/predict_report.h"
 #include "report/two_level_report.h"
 #include "util/agreement.h"
@@ -187,15 +189,17 @@ class PredictCommand final : public Command {
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
     const PredictView view = view_of(plan, f_.hw);
-    print_predict_report(ctx.out, view);
+    // The tables behind -v, then the answer.
+    print_predict_report(ctx.detail, view);
     nlohmann::json doc = predict_json(view);
     if (const auto& t = plan.two_level) {
-      ctx.out << "#\n";
-      print_two_level(ctx.out, t->shape, t->ceilings, t->prediction, t->sources);
-      doc["two_level"] = two_level_json(t->shape, t->ceilings, t->prediction, t->sources);
+      ctx.detail << "#\n";
+      print_two_level(ctx.detail, t->shape, t->ceilings, t->prediction, t->sources);
+      add_two_level_json(doc, t->shape, t->ceilings, t->prediction, t->sources);
     }
     out.begin_document(doc);
     out.finish();
+    if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(out.document())));
     out.print_written_files();
     return out.exit_status();
   }
@@ -207,7 +211,7 @@ class PredictCommand final : public Command {
     run_agreed(ctx.mpi.world(), [&] { v = coll_busbw_view(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
     print_coll_busbw(ctx.out, v);
-    out.begin_document({{"coll", coll_busbw_json(v)}});
+    out.begin_document(coll_busbw_document(v));
     out.finish();
     out.print_written_files();
     return out.exit_status();

@@ -23,6 +23,8 @@
 #include "report/hardware_report.h"
 #include "link/link_summary.h"
 #include "measure/comm_setup.h"
+#include "report/answer.h"
+#include "report/bringup.h"
 #include "report/preset_report.h"
 #include "report/sweep_report.h"
 #include "report/two_level_report.h"
@@ -125,9 +127,10 @@ class SweepCommand final : public Command {
         analysis_options.history = launches::read_history(f_.history, sweep_settings_json(plan, sc), ranks);
     });
 
-    SweepConsoleReporter console(ctx.out);
+    // The header, ceilings, rows and diagnostics: behind -v (the JSON keeps them).
+    SweepConsoleReporter console(ctx.detail);
     console.header(plan, sc);
-    ctx.out << hardware_header_text(hardware, {plan.type});
+    ctx.detail << hardware_header_text(hardware, {plan.type});
     out.begin_document(
         {{"ranks", ranks},
          {"settings", sweep_settings_json(plan, sc)},
@@ -173,8 +176,8 @@ class SweepCommand final : public Command {
     }
     console.ceilings(ceilings, analysis, sc);
     if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points)) {
-      print_two_level(ctx.out, two->shape, two->ceilings, two->prediction, two->sources);
-      print_two_level_probes(ctx.out, *levels);
+      print_two_level(ctx.detail, two->shape, two->ceilings, two->prediction, two->sources);
+      print_two_level_probes(ctx.detail, *levels);
     }
     console.table_header(plan);
 
@@ -288,10 +291,12 @@ class SweepCommand final : public Command {
                    {csv_text,
                     [&] {
                       console.summary(points, analysis, ceilings, plan, search_report);
-                      for (const auto& w : hardware_warnings(hardware, {plan.type})) ctx.out << w << "\n";
                       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
-                        print_two_level_crossovers(ctx.out, *two, analysis, std::string(to_string(plan.impl)));
-                      if (model_hw_cmp) print_preset_comparison(ctx.out, *model_hw, *model_hw_cmp);
+                        print_two_level_crossovers(ctx.detail, *two, analysis, std::string(to_string(plan.impl)));
+                      if (model_hw_cmp) print_preset_comparison(ctx.detail, *model_hw, *model_hw_cmp);
+                      // A BLAS kernel below the CPU is said by default: it changes every number above.
+                      for (const auto& w : hardware_warnings(hardware, {plan.type})) ctx.out << w << "\n";
+                      if (ctx.mpi.is_root()) print_answer(ctx.out, answer_of(bringup::read_record(doc)));
                     },
                     false, wrong > 0 ? "the distributed product is wrong (see check)" : "", ""});
   }

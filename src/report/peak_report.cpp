@@ -20,6 +20,35 @@ nlohmann::json peak_settings_json(const std::string& datatypes, const PeakView& 
           {"iters", timing.iters}};
 }
 
+nlohmann::json peak_document_json(int ranks, const nlohmann::json& settings) {
+  return {{"ranks", ranks},
+          {"settings", settings},
+          {"aggregation", std::string(kAggregationNote) + " (max over the ranks of one node)"}};
+}
+
+std::string peak_node_text(const PeakNode& n) {
+  nlohmann::json j = {{"host", n.host}, {"ranks", n.ranks}, {"gemm", nlohmann::json::array()}};
+  for (const auto& g : n.gemm) j["gemm"].push_back(peak_gemm_json(g));
+  if (n.memory) {
+    j["memory"] = peak_memory_json(*n.memory);
+    j["reduction"] = nlohmann::json::array();
+    for (const auto& r : n.reduction) j["reduction"].push_back(peak_reduction_json(r));
+  }
+  return j.dump();
+}
+
+void set_peak_nodes_json(nlohmann::json& doc, const std::vector<std::string>& gathered, bool complete) {
+  doc["nodes"] = nlohmann::json::array();
+  for (const auto& text : gathered)
+    if (!text.empty()) doc["nodes"].push_back(nlohmann::json::parse(text));
+  doc["complete"] = complete;
+}
+
+void set_peak_hardware_json(nlohmann::json& doc, const HardwareLimits& hardware,
+                            const std::vector<coll::DataType>& types) {
+  doc["hardware"] = hardware_json(hardware, types);
+}
+
 nlohmann::json peak_gemm_json(const PeakGemm& g) {
   nlohmann::json thin = nlohmann::json::array();
   for (const auto& t : g.thin)
@@ -121,7 +150,6 @@ void print_peak(std::ostream& out, const PeakView& plan, const nlohmann::json& n
         const std::string share = reduce_share_text(r["s_per_element"].get<double>(), hardware, *type);
         if (!share.empty()) out << fmt::format("# g {} on node 0{}\n", coll::to_string(*type), share);
       }
-    for (const auto& w : hardware_warnings(hardware, plan.types)) out << "\n" << w << "\n";
   }
 
 

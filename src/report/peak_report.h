@@ -40,6 +40,27 @@ struct PeakView {
   std::string backend;
 };
 
+// One node's measurements so far, made by the node's first rank.
+struct PeakNode {
+  std::string host;
+  int ranks = 0;
+  std::vector<PeakGemm> gemm;
+  std::optional<PeakMemory> memory;
+  std::vector<ReduceRate> reduction;
+};
+
+// The record's opening fields: ranks, settings, aggregation.
+nlohmann::json peak_document_json(int ranks, const nlohmann::json& settings);
+// A node's record as text, gathered across nodes as it is (every rank
+// gathers every node's text; a rank that is not its node's first gives "").
+std::string peak_node_text(const PeakNode& n);
+// The document's results from the gathered node texts (empty ones are not
+// nodes): "nodes" and whether the run is "complete".
+void set_peak_nodes_json(nlohmann::json& doc, const std::vector<std::string>& gathered, bool complete);
+
+// The record's "hardware": the hardware's own limits (report/hardware_report.h).
+void set_peak_hardware_json(nlohmann::json& doc, const HardwareLimits& hardware, const std::vector<coll::DataType>& types);
+
 nlohmann::json peak_settings_json(const std::string& datatypes, const PeakView& v, std::size_t memory_elements,
                                   std::size_t reduce_elements, int threads, const TimingPlan& timing);
 nlohmann::json peak_gemm_json(const PeakGemm& g);

@@ -365,6 +365,8 @@ void print_coll_busbw(std::ostream& out, const CollBusbwView& v) {
                        v.W_bytes_per_s > 0 ? 100 * p.busbw_bytes_per_s / v.W_bytes_per_s : 0.0, p.source);
 }
 
+nlohmann::json coll_busbw_document(const CollBusbwView& v) { return {{"coll", coll_busbw_json(v)}}; }
+
 nlohmann::json coll_busbw_json(const CollBusbwView& v) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : v.rows)

@@ -73,6 +73,8 @@ struct CollBusbwView {
 };
 void print_coll_busbw(std::ostream& out, const CollBusbwView& v);
 nlohmann::json coll_busbw_json(const CollBusbwView& v);
+// `predict --coll`'s record: {"coll": coll_busbw_json}.
+nlohmann::json coll_busbw_document(const CollBusbwView& v);
 
 void print_preset_list(std::ostream& out, const std::vector<model::HardwarePreset>& presets);
 

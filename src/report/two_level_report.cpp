@@ -146,4 +146,9 @@ nlohmann::json two_level_sweep_json(const sweep::TwoLevelAnalysis& two, const sw
   return j;
 }
 
+void add_two_level_json(nlohmann::json& doc, const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
+                        const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources) {
+  doc["two_level"] = two_level_json(shape, c, p, sources);
+}
+
 }  // namespace shardroof

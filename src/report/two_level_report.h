@@ -18,6 +18,9 @@ void print_two_level(std::ostream& out, const model::TwoLevelShape& shape, const
 
 nlohmann::json two_level_json(const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
                               const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources);
+// The record's "two_level" (two_level_json).
+void add_two_level_json(nlohmann::json& doc, const model::TwoLevelShape& shape, const model::TwoLevelCeilings& c,
+                        const model::TwoLevelPrediction& p, const model::TwoLevelSources& sources);
 
 // Sweep: each algorithm's D* with the GEMM's rate at each D, and the
 // measured D* of the implementation that ran (`impl`) against the

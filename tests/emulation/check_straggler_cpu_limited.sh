@@ -22,7 +22,7 @@ txt="$out/sweep-cpu-limited.txt"
 rm -f "$json"
 rc=0
 "$repo/scripts/emulate-links.sh" run --bin "$bin" --ranks "$ranks" --rate 1 --cpu-limit "$limited:$share" \
-  -- sweep --D 4096 --B 512 --F 512 --iters 5 --warmup 1 --force --json "$json" >"$txt" 2>&1 || rc=$?
+  -- sweep -v --D 4096 --B 512 --F 512 --iters 5 --warmup 1 --force --json "$json" >"$txt" 2>&1 || rc=$?
 cat "$txt"
 [[ $rc == 77 ]] && exit 77
 [[ $rc == 0 ]] || { echo "FAILED: sweep exited $rc"; exit 1; }

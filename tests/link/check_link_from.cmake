@@ -25,7 +25,7 @@ foreach(attempt RANGE 1 3)
   endif()
   message(STATUS "link launch ${attempt}: no pair with a valid fit; measuring again")
 endforeach()
-execute_process(COMMAND ${LAUNCH} sweep --B 64 --F 64 --D 16:64:x2 --warmup 1 --iters 2 --link-from ${link_json}
+execute_process(COMMAND ${LAUNCH} sweep -v --B 64 --F 64 --D 16:64:x2 --warmup 1 --iters 2 --link-from ${link_json}
                         --json ${sweep_json}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -8,7 +8,7 @@ if(NOT DEFINED PATTERN)
   set(PATTERN pingpong)
 endif()
 file(REMOVE ${JSON})
-execute_process(COMMAND ${LAUNCH} link -b 8 -e 256K -f 8 -n 5 -w 1 --pattern ${PATTERN} --json ${JSON} ${EXTRA}
+execute_process(COMMAND ${LAUNCH} link -v -b 8 -e 256K -f 8 -n 5 -w 1 --pattern ${PATTERN} --json ${JSON} ${EXTRA}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "shardroof link exited with ${rc}\n${out}\n${err}")

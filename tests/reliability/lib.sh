@@ -37,14 +37,15 @@ no_sanitizer_report() {
   if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer" err.txt; then fail "sanitizer report"; fi
 }
 
-# run_ranks ARGS...: runs `shardroof ARGS` on $ranks ranks to the end; sets $rc.
+# run_ranks COMMAND ARGS...: runs `shardroof COMMAND -v ARGS` on $ranks ranks
+# to the end (-v: the checks read the command's rows); sets $rc.
 run_ranks() {
-  "${launcher[@]}" "$bin" "$@" >out.txt 2>err.txt
+  "${launcher[@]}" "$bin" "$1" -v "${@:2}" >out.txt 2>err.txt
   rc=$?
   no_sanitizer_report
 }
 
-# start_ranks ARGS...: starts `shardroof ARGS` on $ranks ranks in the background,
+# start_ranks COMMAND ARGS...: starts `shardroof COMMAND -v ARGS` on $ranks ranks in the background,
 # each rank writing its pid to pid.<rank>, stdout line-buffered. The files of
 # an earlier run are cleared first, here: the background job's own
 # redirections truncate them only once it gets to run, and a check made
@@ -53,7 +54,7 @@ start_ranks() {
   rm -f pid.*
   : >out.txt
   : >err.txt
-  "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$@" \
+  "${launcher[@]}" sh -c 'echo $$ > "pid.$OMPI_COMM_WORLD_RANK"; exec stdbuf -oL "$0" "$@"' "$bin" "$1" -v "${@:2}" \
     >out.txt 2>err.txt &
   mpirun_pid=$!
 }

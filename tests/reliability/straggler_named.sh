@@ -30,8 +30,8 @@ esac
 trap '"$limit" remove "$group"; cleanup' EXIT
 
 case $command in
-  coll) cmd=(coll --impl ring -b 4M -e 4M -n 10 -w 2 --min-span-s 0) ;;
-  sweep) cmd=(sweep --D 4096 --B 512 --F 512 --iters 5 --warmup 1) ;;
+  coll) cmd=(coll -v --impl ring -b 4M -e 4M -n 10 -w 2 --min-span-s 0) ;;
+  sweep) cmd=(sweep -v --D 4096 --B 512 --F 512 --iters 5 --warmup 1) ;;
   *) fail "unknown command '$command'" ;;
 esac
 mpiexec=$1
