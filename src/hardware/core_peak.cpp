@@ -108,12 +108,23 @@ double CorePeak::rank_share(coll::DataType type) const {
 
 std::optional<double> CorePeak::flop_per_cycle(const LoopRate& r) const {
   if (!clock_known()) return std::nullopt;
-  return r.flops_per_s / clock_of(r, clock_hz) / rank_share(r.loop.type);
+  return r.flops_per_s / clock_of(r, clock_hz);
 }
 
 std::optional<double> CorePeak::amx_flop_per_cycle() const {
   if (!clock_known() || !amx_bf16_flops_per_s) return std::nullopt;
   return *amx_bf16_flops_per_s / (amx_clock_hz > 0 ? amx_clock_hz : clock_hz);
+}
+
+std::vector<double> physical_flop_per_cycle(CoreLoop loop, bool shared) {
+  std::vector<double> out = physical_flop_per_cycle(loop);
+  if (!shared || !judged_per_cycle(loop)) return out;
+  // Two ranks on one core's units: each gets half of what one core has.
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) out.push_back(out[i] / 2);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<double> physical_flop_per_cycle(CoreLoop loop) {
@@ -131,9 +142,9 @@ bool judged_per_cycle(CoreLoop loop) {
   return loop.type == coll::DataType::BFloat16 || loop.isa == VectorIsa::Fma256 || loop.isa == VectorIsa::Avx512;
 }
 
-double nearest_physical(CoreLoop loop, double flop_per_cycle) {
+double nearest_physical(CoreLoop loop, double flop_per_cycle, bool shared) {
   double best = 0;
-  for (const double v : physical_flop_per_cycle(loop))
+  for (const double v : physical_flop_per_cycle(loop, shared))
     if (best == 0 || std::abs(std::log(flop_per_cycle / v)) < std::abs(std::log(flop_per_cycle / best))) best = v;
   return best;
 }
@@ -161,15 +172,14 @@ void judge_clock(CorePeak& peak) {
   for (const auto& r : peak.rates) {
     if (!(r.flops_per_s > 0) || !judged_per_cycle(r.loop)) continue;  // a slot this CPU lacks
     const double fpc = *peak.flop_per_cycle(r);
-    const double phys = nearest_physical(r.loop, fpc);
+    const bool shared = peak.rank_share(r.loop.type) < 1;
+    const double phys = nearest_physical(r.loop, fpc, shared);
     if (std::abs(fpc / phys - 1) > kFlopPerCycleTolerance) {
-      const double share = peak.rank_share(r.loop.type);
       peak.clock_unknown = fmt::format(
-          "the {} loop reached {:.1f} FLOP/cycle at {:.2f} GHz{}, not within {:.0f}% of a physical value (nearest "
-          "{:.0f}): a loop that never ran alone on its core (a loaded machine) or a clock that is not the core's",
-          loop_name(r.loop), fpc, clock_of(r, add) / 1e9,
-          share < 1 ? fmt::format(" with the ranks' measured sharing (x {:.2f}) taken out", share) : "",
-          kFlopPerCycleTolerance * 100, phys);
+          "the {} loop reached {:.1f} FLOP/cycle at {:.2f} GHz, not within {:.0f}% of a physical value (nearest "
+          "{:g}{}): a loop that never ran alone on its units (a loaded machine) or a clock that is not the core's",
+          loop_name(r.loop), fpc, clock_of(r, add) / 1e9, kFlopPerCycleTolerance * 100, phys,
+          shared ? ", half a core's counted, as the ranks share cores" : "");
       peak.clock_hz = 0;
       return;
     }

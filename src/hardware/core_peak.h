@@ -41,6 +41,11 @@ inline constexpr double kFlopPerCycleTolerance = 0.10;
 // outside it is not a clock.
 inline constexpr double kMinClockHz = 0.5e9;
 inline constexpr double kMaxClockHz = 6.5e9;
+// Where the clock failed its checks, the loops are measured again, up to
+// this many times in all (ceilings/hardware_limits.h): a busy moment
+// passes, a clock that is not the core's (a chain a core shortcuts) fails
+// every time.
+inline constexpr int kClockMeasurements = 3;
 
 struct LoopRate {
   CoreLoop loop;
@@ -95,6 +100,10 @@ struct CorePeak {
   // at once: the sustained ratio where the ranks share units (below
   // kSharedCoreShare), else 1.
   double rank_share(coll::DataType type) const;
+  // How many times the loops were measured before the clock passed its
+  // checks, or before giving up (ceilings/hardware_limits.h tries again on
+  // a machine that was busy the first time).
+  int measurements = 1;
   // The rate of one loop, or nullptr when it was not measured.
   const LoopRate* rate(CoreLoop loop) const;
   // The fastest loop for `type`'s arithmetic (BFloat16: the AVX512_BF16 dot
@@ -103,9 +112,9 @@ struct CorePeak {
   // units (a 512-bit FMA split into two 256-bit halves), and the wider
   // kernel is the one a library tunes for such a core.
   const LoopRate* fastest(coll::DataType type) const;
-  // FLOPs per cycle of one core running the loop alone: its rate over the
-  // clock under it, the ranks' sharing taken out. nullopt where the clock
-  // is unknown.
+  // FLOPs per cycle of a rank running the loop with the node's other ranks
+  // at once (as the rates are measured): its rate over the clock under it.
+  // nullopt where the clock is unknown.
   std::optional<double> flop_per_cycle(const LoopRate& r) const;
   // The tile loop's FLOPs per cycle; nullopt where unmeasured or the clock unknown.
   std::optional<double> amx_flop_per_cycle() const;
@@ -123,13 +132,16 @@ inline constexpr double kSharedCoreShare = 0.75;
 // bfloat16 dot: 1/2, 1 or 2; multiply-and-add loops: 1 to 4 pipes taking
 // either).
 std::vector<double> physical_flop_per_cycle(CoreLoop loop);
+// The same, and where `shared` (ranks measured sharing a core's units) half
+// of each value too, for the judged loops.
+std::vector<double> physical_flop_per_cycle(CoreLoop loop, bool shared);
 // Whether judge_clock holds the loop to those values: the FMA and dot
 // loops. A multiply-and-add loop mixes two kinds of instruction over ports
 // that take one or both, and lands between whole issue rates (2.6 of 3 per
 // cycle for AVX on Emerald Rapids): shown, not judged.
 bool judged_per_cycle(CoreLoop loop);
 // The physical value nearest to `flop_per_cycle`.
-double nearest_physical(CoreLoop loop, double flop_per_cycle);
+double nearest_physical(CoreLoop loop, double flop_per_cycle, bool shared = false);
 // The tile loop's limit: one tdpbf16ps per 16 cycles (16 x 16 x 32
 // multiply-adds) per core, 1024 FLOP per cycle.
 inline constexpr double kAmxBf16FlopPerCycle = 1024;
@@ -138,7 +150,8 @@ inline constexpr double kAmxBf16FlopPerCycle = 1024;
 // it 0 and says why in peak.clock_unknown: the chains agree within
 // kClockAgreement, the clock is between kMinClockHz and kMaxClockHz, and
 // every judged loop's FLOP per cycle at the clock under it is within
-// kFlopPerCycleTolerance of a physical value.
+// kFlopPerCycleTolerance of a physical value (half a core's counted too
+// where the ranks were measured sharing cores).
 void judge_clock(CorePeak& peak);
 
 // Every loop a CPU with `cpu` runs for `types` (Float, Double, BFloat16),

@@ -49,17 +49,22 @@ std::optional<ComputeLimit> cpu_compute_limit(const CorePeak& peak, coll::DataTy
                              r->loop.isa == VectorIsa::Sse || r->loop.isa == VectorIsa::Avx ? "multiply-add" : "FMA");
   out.kind = kind;
   out.name = threads == 1 ? fmt::format("this core's {} peak", kind) : fmt::format("{} cores' {} peak", threads, kind);
-  const std::string per_core =
-      peak.clock_known()
-          ? fmt::format("{:.1f} FLOP/cycle x {}", *peak.flop_per_cycle(*r), ghz_text(r->clock_hz > 0 ? r->clock_hz
-                                                                                                     : peak.clock_hz))
-          : fmt::format("{:.1f} GFLOP/s per core (clock unknown)", r->flops_per_s / share / 1e9);
-  out.formula = fmt::format("{} x {} thread{}", per_core, threads, threads == 1 ? "" : "s");
-  if (sharing) {
-    out.name = fmt::format("a rank's share of the {} peak", kind);
-    out.formula += fmt::format(" alone, x {:.2f} with the node's {} ranks computing at once", share,
-                               peak.sustained_ranks);
+  if (sharing) out.name = fmt::format("a rank's share of the {} peak", kind);
+  const std::string threads_text = fmt::format("{} thread{}", threads, threads == 1 ? "" : "s");
+  if (!peak.clock_known()) {
+    // No per-cycle figure, and no rate of a core alone either: the sharing
+    // taken out of an unchecked rate could read above what the core can.
+    out.formula = fmt::format("{:.1f} GFLOP/s per rank measured with the node's ranks at once (clock unknown) x {}",
+                              r->flops_per_s / 1e9, threads_text);
+    if (sharing)
+      out.formula += fmt::format("; {:.2f}x of one rank alone", share);
+    return out;
   }
+  out.formula = fmt::format("{:.1f} FLOP/cycle x {} x {}", *peak.flop_per_cycle(*r),
+                            ghz_text(r->clock_hz > 0 ? r->clock_hz : peak.clock_hz), threads_text);
+  if (sharing)
+    out.formula += fmt::format(" (a rank's share: the node's {} ranks computing at once reach {:.2f}x of one rank alone)",
+                               peak.sustained_ranks, share);
   return out;
 }
 

@@ -51,7 +51,9 @@ std::string clock_text(const hw::CorePeak& core) {
     return fmt::format("clock {} ({} {:.2f}, {} {:.2f} GHz)", hw::ghz_text(core.clock_hz),
                        hw::to_string(hw::ClockChain::AddRegister), core.add_chain_hz / 1e9,
                        hw::to_string(hw::ClockChain::Multiply), core.imul_chain_hz / 1e9);
-  return "clock unknown (" + core.clock_unknown + "), so no figure per cycle";
+  return "clock unknown (" + core.clock_unknown +
+         (core.measurements > 1 ? fmt::format("; measured {} times", core.measurements) : std::string()) +
+         "), so no figure per cycle";
 }
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -275,14 +277,17 @@ nlohmann::json hardware_json(const HardwareLimits& h, const std::vector<coll::Da
     core["clock_hz"] = h.core.clock_known() ? nlohmann::json(h.core.clock_hz) : nlohmann::json();
     core["clock_unknown"] = h.core.clock_known() ? nlohmann::json() : nlohmann::json(h.core.clock_unknown);
     core["add_chain_hz"] = h.core.add_chain_hz;
+    core["measurements"] = h.core.measurements;
     core["imul_chain_hz"] = h.core.imul_chain_hz;
     core["clock_method"] = fmt::format(
         "dependent chains of {} instructions no renamer folds, {} (latency 1) and {} (latency 3), the fastest "
         "repetition of each; the clock is the add chain's where the two agree within {:.0f}%, it lies within "
         "{:.1f}-{:.1f} GHz, and every loop's FLOP/cycle (at the add chain's clock right after the loop) is within "
-        "{:.0f}% of lanes x FLOP per lane x units; else null and every per-cycle figure null",
+        "{:.0f}% of lanes x FLOP per lane x units (half of that too where the ranks share cores); the loops measured "
+        "again where it fails, {} times at most; else null and every per-cycle figure null",
         hw::kClockChainLength, hw::to_string(hw::ClockChain::AddRegister), hw::to_string(hw::ClockChain::Multiply),
-        hw::kClockAgreement * 100, hw::kMinClockHz / 1e9, hw::kMaxClockHz / 1e9, hw::kFlopPerCycleTolerance * 100);
+        hw::kClockAgreement * 100, hw::kMinClockHz / 1e9, hw::kMaxClockHz / 1e9, hw::kFlopPerCycleTolerance * 100,
+        hw::kClockMeasurements);
     core["aggregation"] = fmt::format("the fastest of {} repetitions per rank (a hardware limit is an upper bound), "
                                       "min over the ranks, every rank at once",
                                       h.core.repetitions);
