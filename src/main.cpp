@@ -11,6 +11,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.h"
@@ -67,6 +68,18 @@ std::vector<std::string> expand_config(int argc, char** argv, CLI::App& app) {
   auto from_file = config_file_to_args(path, sub->get_name(), config_keys(*sub));
   args.insert(args.begin() + static_cast<std::ptrdiff_t>(sub_pos + 1), from_file.begin(), from_file.end());
   return args;
+}
+
+// Whether the command line names a command that times GEMMs (sweep, peak),
+// or asks for --version (which names the kernel those would run): only
+// those need the BLAS kernel, and the others need not start twice.
+bool times_gemms(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "sweep" || arg == "peak" || arg == "--version") return true;
+    if (!arg.empty() && arg.front() != '-') return false;  // another command
+  }
+  return false;
 }
 
 int run_main(MpiSession& mpi, int argc, char** argv) {
@@ -177,9 +190,9 @@ std::string error_line(int rank, const char* what) {
 int main(int argc, char** argv) {
   using namespace shardroof;
   // The BLAS kernel is the library's choice when it loaded: where that is
-  // below this CPU, the process starts again with the right one, before
-  // MPI knows of it (hardware/blas_choice.h).
-  hw::choose_blas_kernel(argc, argv);
+  // below this CPU, a command that times GEMMs starts again with the right
+  // one, before MPI knows of it (hardware/blas_choice.h).
+  if (times_gemms(argc, argv)) hw::choose_blas_kernel(argc, argv);
   std::unique_ptr<MpiSession> mpi;
   try {
     mpi = std::make_unique<MpiSession>(&argc, &argv);

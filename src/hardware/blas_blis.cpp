@@ -28,6 +28,9 @@ BlasInfo linked_library() {
   info.kernel = bli_arch_string(bli_arch_query_id());
   info.config = "BLIS " + info.version + ", configuration " + info.kernel + ", integers of " +
                 std::to_string(bli_info_get_int_type_size()) + " bits";
+  // BLIS 0.9.0 reads BLIS_ARCH_TYPE as a number, its arch_t.
+  for (int id = 0; id < BLIS_NUM_ARCHS; ++id)
+    info.kernel_settings.emplace_back(bli_arch_string(static_cast<arch_t>(id)), std::to_string(id));
   return info;
 }
 

@@ -69,8 +69,8 @@ KernelDecision decide_blas_kernel(const BlasKernelRequest& request, const BlasIn
   KernelDecision d;
   if (blas.kernel_variable.empty() || request.mode == BlasKernelRequest::Mode::Keep) return d;
   if (request.mode == BlasKernelRequest::Mode::Name) {
-    if (same_name(blas.kernel_env, request.name)) return d;
-    return {true, blas.kernel_variable, request.name, KernelSetBy::Flag};
+    if (same_name(blas.kernel, request.name) || same_name(blas.kernel_env, kernel_setting(blas, request.name))) return d;
+    return {true, blas.kernel_variable, kernel_setting(blas, request.name), KernelSetBy::Flag};
   }
   // auto: a user's own choice stands (the verdict warns where it is below).
   if (!blas.kernel_env.empty() || !blas.kernel_isa) return d;
@@ -78,7 +78,7 @@ KernelDecision decide_blas_kernel(const BlasKernelRequest& request, const BlasIn
   if (!widest || static_cast<int>(*blas.kernel_isa) >= static_cast<int>(*widest)) return d;
   const KernelVerdict v = judge_blas_kernel(blas, cpu, measure(), coll::DataType::Float);
   if (!v.below_cpu || !*v.below_cpu || v.fix_kernel.empty()) return d;
-  return {true, blas.kernel_variable, v.fix_kernel, KernelSetBy::Shardroof};
+  return {true, blas.kernel_variable, kernel_setting(blas, v.fix_kernel), KernelSetBy::Shardroof};
 }
 
 }  // namespace shardroof::hw

@@ -64,6 +64,13 @@ std::string kernel_at(VectorIsa isa, const CpuIsa& cpu, std::string_view avx512,
 
 }  // namespace
 
+std::string kernel_setting(const BlasInfo& blas, std::string_view kernel) {
+  const std::string k = lower(kernel);
+  for (const auto& [name, value] : blas.kernel_settings)
+    if (lower(name) == k) return value;
+  return std::string(kernel);
+}
+
 std::string_view to_string(KernelSetBy by) {
   switch (by) {
     case KernelSetBy::Library: return "library";

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hardware/cpu_isa.h"
@@ -52,7 +53,16 @@ struct BlasInfo {
   // Whether a bfloat16 GEMM of the library is used (no: neither Debian's
   // OpenBLAS nor BLIS has one, bfloat16 operands are widened to float).
   bool bf16_gemm = false;
+  // What the variable takes for a kernel where that is not the kernel's
+  // name: BLIS 0.9.0 reads BLIS_ARCH_TYPE as the number of its arch_t
+  // (skx 0, haswell 3, penryn 5, ...), and a name reads as 0. Empty: the
+  // name itself (OpenBLAS).
+  std::vector<std::pair<std::string, std::string>> kernel_settings;
 };
+
+// The value of the library's variable that runs `kernel`: its entry in
+// blas.kernel_settings (case-insensitive), else the name.
+std::string kernel_setting(const BlasInfo& blas, std::string_view kernel);
 
 // The linked library's answer, in this process.
 BlasInfo query_blas();

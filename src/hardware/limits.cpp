@@ -97,10 +97,11 @@ KernelVerdict judge_blas_kernel(const BlasInfo& blas, const CpuIsa& cpu, const C
                           mine->flops_per_s / best_same->flops_per_s);
     v.fix_kernel = kernel_for(blas.family, best_same->loop.isa, cpu);
     const std::string var = blas.kernel_variable;
+    const std::string setting = kernel_setting(blas, v.fix_kernel);
     if (!v.fix_kernel.empty())
       v.fix = fmt::format("run with --blas-kernel auto (the default: shardroof then sets {}={} itself where {} is "
                           "not set) or --blas-kernel {}, or put {}={} in the environment of every rank",
-                          var, v.fix_kernel, var, v.fix_kernel, var, v.fix_kernel);
+                          var, setting, var, v.fix_kernel, var, setting);
   }
   if (bf16_short) {
     if (!v.cause.empty()) v.cause += "; and ";

@@ -292,11 +292,22 @@ TEST(KernelChoice, AutoRestartsOnlyWhereTheLibrarysKernelIsBelow) {
   EXPECT_FALSE(decide_blas_kernel({BlasKernelRequest::Mode::Keep, ""}, library_kernel(BlasFamily::OpenBlas, "Prescott"),
                                   cpu, measure)
                    .restart);
-  // BLIS: its own variable and names.
-  const KernelDecision b = decide_blas_kernel(automatic, library_kernel(BlasFamily::Blis, "haswell"), cpu, measure);
+  // BLIS: its own variable, set to the number of its arch_t where the
+  // library says so (0.9.0 reads it with atoi: a name would read as 0).
+  BlasInfo blis = library_kernel(BlasFamily::Blis, "haswell");
+  EXPECT_EQ(decide_blas_kernel(automatic, blis, cpu, measure).value, "skx");
+  blis.kernel_settings = {{"skx", "0"}, {"haswell", "3"}, {"penryn", "5"}};
+  const KernelDecision b = decide_blas_kernel(automatic, blis, cpu, measure);
   EXPECT_TRUE(b.restart);
   EXPECT_EQ(b.variable, "BLIS_ARCH_TYPE");
-  EXPECT_EQ(b.value, "skx");
+  EXPECT_EQ(b.value, "0");
+  EXPECT_EQ(kernel_setting(blis, "PENRYN"), "5");
+  EXPECT_EQ(kernel_setting(blis, "zen3"), "zen3");
+  const KernelDecision named = decide_blas_kernel({BlasKernelRequest::Mode::Name, "penryn"}, blis, cpu, measure);
+  EXPECT_TRUE(named.restart);
+  EXPECT_EQ(named.value, "5");
+  blis.kernel = "penryn";  // already running it: nothing to do
+  EXPECT_FALSE(decide_blas_kernel({BlasKernelRequest::Mode::Name, "penryn"}, blis, cpu, measure).restart);
   // Zen 4 splits 512-bit instructions: BLIS's zen3 (AVX2) is not below.
   const auto& zen4 = cpu_named("Zen 4");
   EXPECT_FALSE(decide_blas_kernel(automatic, library_kernel(BlasFamily::Blis, "zen3"), decode_cpuid(zen4.cpuid),
