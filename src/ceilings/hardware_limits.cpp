@@ -103,7 +103,12 @@ HardwareLimits measure_hardware_limits(ComputeBackend& backend, MPI_Comm comm, c
   // One loop at a time on every rank at once (a barrier before each slot,
   // so ranks whose CPUs lack a loop still meet the others at every one):
   // units two ranks share are measured shared.
-  const bool amx = std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end() && out.cpu.amx_bf16;
+  // The tile loop adds a barrier: every rank runs it, or none does (ranks
+  // whose CPUs differ would otherwise wait at different barriers).
+  int amx_everywhere = std::find(types.begin(), types.end(), coll::DataType::BFloat16) != types.end() &&
+                       out.cpu.amx_bf16;
+  MPI_Allreduce(MPI_IN_PLACE, &amx_everywhere, 1, MPI_INT, MPI_MIN, comm);
+  const bool amx = amx_everywhere != 0;
   const auto measure_loops = [&] {
     return slowest_rank(hw::measure_core_peak(out.cpu, hw::loop_slots(wanted), kRepetitions, kRepetitionS,
                                               [comm] { MPI_Barrier(comm); }, amx),
