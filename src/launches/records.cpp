@@ -326,6 +326,36 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
   h.between_sd_log = doc["D"].value("between_sd_log", 0.0);
   h.within_sd_log = doc["D"].value("within_sd_log", 0.0);
   h.median = doc["D"].value("median", 0.0);
+  // The states, where the record has them (a record made before states
+  // has none: the launch-to-launch spread alone is used).
+  const json states = doc.value("states", json());
+  if (states.is_object() && states.contains("list") && states["list"].is_array()) {
+    h.has_states = true;
+    h.material_ratio = number(states, "material_ratio", kDefaultMaterialRatio);
+    h.significance = number(states, "significance", 0.01);
+    if (!(h.material_ratio >= 1) || !(h.significance > 0 && h.significance < 1))
+      throw_usage("--history {}: its states carry material_ratio {} and significance {}: not a ratio >= 1 and a level "
+                  "in (0, 1)",
+                  path, h.material_ratio, h.significance);
+    for (const json& st : states["list"]) {
+      KnownState k;
+      k.name = st.value("name", std::string("?"));
+      k.launches_seen = st.value("launches_seen", 0);
+      k.launches = h.launches;
+      k.tentative = st.value("tentative", false);
+      for (const json& l : st.value("levels", json::array())) {
+        const auto q = parse_level_quantity(l.value("quantity", std::string()));
+        if (!q) throw_usage("--history {}: state {}: unknown level '{}'", path, k.name, l.value("quantity", std::string()));
+        if (!(number(l, "median") > 0))
+          throw_usage("--history {}: state {}: level {} has no positive median", path, k.name, to_string(*q));
+        k.levels.push_back({*q, number(l, "median"), number(l, "spread_sd_log")});
+      }
+      const auto [low, high] = interval_of(st.value("prediction_interval", json()), 0);
+      k.predict_low = low;
+      k.predict_high = high;
+      h.states.push_back(std::move(k));
+    }
+  }
   return h;
 }
 

@@ -268,4 +268,12 @@ Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownSt
   return out;
 }
 
+std::vector<PlacedPart> place_launch(const LaunchReadings& mine, const LaunchHistory& history) {
+  std::vector<PlacedPart> out;
+  if (!history.has_states) return out;
+  for (const Observation& o : mine.parts)
+    out.push_back({o.share, o.value.value, place(o.levels, history.states, history.material_ratio, history.significance)});
+  return out;
+}
+
 }  // namespace shardroof::launches

@@ -151,4 +151,28 @@ struct Placement {
 Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownState>& known, double material_ratio,
                 double significance);
 
+// What earlier launches of the same settings said (`sweep --history`, a
+// `shardroof combine` record): the launch-to-launch spread of log D*, and
+// the states they showed with each state's levels and spreads (none in a
+// record made before states were recorded).
+struct LaunchHistory {
+  std::string path;
+  int launches = 0;
+  double between_sd_log = 0;  // the launch effect
+  double within_sd_log = 0;   // one launch's own noise
+  double median = 0;          // their combined D*
+  bool has_states = false;
+  std::vector<KnownState> states;
+  double material_ratio = 0, significance = 0;
+};
+
+// A new launch (its readings: whole, or its parts where it changed state
+// inside) placed among the history's states, part by part.
+struct PlacedPart {
+  double share = 1;
+  double value = 0;  // this part's D* (0: none)
+  Placement placement;
+};
+std::vector<PlacedPart> place_launch(const LaunchReadings& mine, const LaunchHistory& history);
+
 }  // namespace shardroof::launches
