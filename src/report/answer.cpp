@@ -80,8 +80,12 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
   const auto level_value = [](double v, const std::string& unit) {
     return unit == "s" ? time_text(v) : rate_text(v, unit);
   };
-  for (const auto& h : s.history_parts) {
-    const std::string part = s.history_parts.size() > 1 ? fmt::format("its part in ({:.0f}% of samples, {}* {}): ", 100 * h.share, x, h.D ? count_text(*h.D) : "-") : "";
+  for (std::size_t i = 0; i < s.history_parts.size(); ++i) {
+    const auto& h = s.history_parts[i];
+    const std::string part = s.history_parts.size() > 1
+                                 ? fmt::format("part {} ({:.0f}% of samples, {}* {}): ", i + 1, 100 * h.share, x,
+                                               h.D ? count_text(*h.D) : "-")
+                                 : "";
     if (!h.state.empty())
       a.lines.push_back(fmt::format("{}state {} (seen in {} of {} launches{}): {}* expected within {}{}", part, h.state,
                                     h.seen, h.of, h.tentative ? ", tentative" : "", x, bounds_text(h.expected),
