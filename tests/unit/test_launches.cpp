@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "launches/combination.h"
@@ -424,6 +425,64 @@ TEST(LaunchStates, CollRowsByTheirTime) {
   EXPECT_EQ(s.states[0].launches.size(), 4u);
   EXPECT_EQ(s.states[1].launches, (std::vector<std::size_t>{1, 4}));
   EXPECT_NEAR(s.states[1].value.median * 1e6, 97.5, 1e-6);
+}
+
+// `sweep --history` reads a combine record's states (levels and spreads)
+// and places a launch among them; a record made before states still
+// works (no states), and a state it cannot read is refused by name.
+TEST(LaunchStates, HistoryCarriesTheStatesAndOlderRecordsStillWork) {
+  std::vector<json> docs;
+  for (std::size_t i = 0; i < 4; ++i) docs.push_back(sweep_at(110 * jitter(i, 4), 330e-6 * jitter(i, 4)));
+  for (std::size_t i = 0; i < 3; ++i) docs.push_back(sweep_at(25 * jitter(i, 3), 100e-6 * jitter(i, 3)));
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < docs.size(); ++i) paths.push_back("l" + std::to_string(i + 1) + ".json");
+  const LaunchSet set = read_launches(paths, docs);
+  const SweepCombination c = combine_sweeps(set);
+  ASSERT_EQ(c.states.states.size(), 2u);
+  // The record as combine writes it, reduced to what --history reads.
+  json states = json::array();
+  for (const auto& st : c.states.states) {
+    json levels = json::array();
+    for (const auto& l : st.levels)
+      levels.push_back({{"quantity", to_string(l.quantity)}, {"median", l.median}, {"spread_sd_log", l.spread_sd_log}});
+    states.push_back({{"name", st.name}, {"launches_seen", st.launches.size()}, {"tentative", st.tentative},
+                      {"levels", levels}, {"prediction_interval", {st.predict_low, st.predict_high}}});
+  }
+  json record = {{"command", "combine"}, {"of", "sweep"}, {"ranks", 2}, {"settings", set.settings},
+                 {"D", {{"launches", 7}, {"median", 100.0}, {"between_sd_log", 0.5}, {"within_sd_log", 0.05}}},
+                 {"states", {{"list", states}, {"material_ratio", 1.1 / 0.9}, {"significance", 0.01}}}};
+  const std::string path = ::testing::TempDir() + "history-states.json";
+  const auto write = [&](const json& j) { std::ofstream(path) << j.dump(); };
+  write(record);
+  const LaunchHistory h = read_history(path, set.settings, 2);
+  ASSERT_TRUE(h.has_states);
+  ASSERT_EQ(h.states.size(), 2u);
+  EXPECT_EQ(h.states[0].launches, 7);
+  const auto placed = place_launch(sweep_readings(sweep_at(24, 101e-6)), h);
+  ASSERT_EQ(placed.size(), 1u);
+  ASSERT_TRUE(placed[0].placement.state);
+  EXPECT_EQ(h.states[*placed[0].placement.state].name, "B");
+  const auto unseen = place_launch(sweep_readings(sweep_at(60, 200e-6)), h);
+  ASSERT_EQ(unseen.size(), 1u);
+  EXPECT_FALSE(unseen[0].placement.state);
+  EXPECT_EQ(*unseen[0].placement.differing, LevelQuantity::CollectiveAtS);
+  // An older record: no states, the spread alone.
+  json old = record;
+  old.erase("states");
+  write(old);
+  const LaunchHistory o = read_history(path, set.settings, 2);
+  EXPECT_FALSE(o.has_states);
+  EXPECT_TRUE(place_launch(sweep_readings(sweep_at(24, 101e-6)), o).empty());
+  EXPECT_DOUBLE_EQ(o.between_sd_log, 0.5);
+  // A level it cannot read.
+  record["states"]["list"][0]["levels"][0]["quantity"] = "bogus";
+  write(record);
+  try {
+    read_history(path, set.settings, 2);
+    FAIL() << "accepted an unknown level";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown level 'bogus'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LaunchStates, NormalQuantile) {
