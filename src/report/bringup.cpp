@@ -396,6 +396,8 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
           s.levels.push_back({*q, f.number(l, "median", false).value_or(0), f.number(l, "spread_sd_log", false).value_or(0)});
       c.states.push_back(std::move(s));
     }
+    for (const auto& name : f.at(states, "each_launch", false))
+      c.launch_states.push_back(name.is_string() ? name.get<std::string>() : "-");
     const auto& mixed = f.at(states, "mixed", false);
     if (mixed.is_array()) c.mixed = static_cast<int>(mixed.size());
   }

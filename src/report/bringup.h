@@ -178,6 +178,7 @@ struct CombineView {
   int coll_rows = 0;
   std::vector<CombineState> states;  // none in records made before states
   int mixed = 0;                     // launches that changed state inside and could not be split
+  std::vector<std::string> launch_states;  // each launch's state by name ("A", "A+B", "mixed")
 };
 
 // Every record of a bring-up, in the order read.
