@@ -290,8 +290,9 @@ if pred and pred.get("of") == "sweep":
 # Judged in its state: the state each launch's own levels placed it in
 # (crossover.history_state, from --history), and whether its D* landed
 # inside that state's interval.
-identified = inside_state = judged_launches = 0
+identified = judged_launches = 0
 judged_by = None
+by_state = {}  # state -> [(D, expected low, expected high)]
 for k in range(1, launches + 1):
     doc, *_ = load("sweep", k)
     hs = ((doc or {}).get("crossover") or {}).get("history_state")
@@ -299,16 +300,29 @@ for k in range(1, launches + 1):
         continue
     judged_launches += 1
     judged_by = hs.get("path")
-    parts = hs.get("parts") or []
     # The part the launch spent most of its samples in stands for it.
-    main = max(parts, key=lambda p: p.get("share", 0), default=None)
+    main = max(hs.get("parts") or [], key=lambda p: p.get("share", 0), default=None)
     if main is None or main.get("state") is None:
         continue
     identified += 1
-    inside_state += bool(main.get("inside"))
+    by_state.setdefault(main["state"], []).append((main.get("D"), *main["expected"]))
+
+
+def judged_in_states(by_state):
+    """Launches inside their state's interval; a state's interval that
+    holds every launch placed in it and is wider than 2x counts as misses,
+    as judged() does."""
+    hits = 0
+    for placed in by_state.values():
+        h, n, useless = judged([d for d, _, _ in placed], placed[0][1], placed[0][2])
+        hits += h
+    return hits
+
+
 if judged_launches:
     print(f"judged in its state ({judged_by}): a state identified for {identified} of {judged_launches} launches by "
-          f"their own levels; D* inside its state's interval in {inside_state} of {identified}")
+          f"their own levels; D* inside its state's interval in {judged_in_states(by_state)} of {identified} (a "
+          f"state's interval wider than 2x that holds all its launches counts as a miss)")
 if history:
     pairs = hits = 0
     for k in range(1, launches):
@@ -404,7 +418,8 @@ if cpred and cpred.get("of") == "coll":
         st = r.get("states")
         if r["impl"] != "ring" or r["in_place"] or r["bytes"] not in rows or not st:
             continue
-        b, found, hit, n = r["bytes"], 0, 0, 0
+        b, found, n = r["bytes"], 0, 0
+        placed_in = {}
         for k in range(1, launches + 1):
             doc = load("coll", k)[0]
             row = next((x for x in (doc or {}).get("results", []) if x["impl"] == "ring" and not x["in_place"]
@@ -416,10 +431,9 @@ if cpred and cpred.get("of") == "coll":
             if s is None:
                 continue
             found += 1
-            lo, hi = s["prediction_interval"]
-            hit += inside(row["time_us"]["median"], lo, hi)
+            placed_in.setdefault(s["name"], []).append((row["time_us"]["median"], *s["prediction_interval"]))
         print(f"coll {b // 1048576} MiB judged in its state: a state identified for {found} of {n} launches; the time "
-              f"inside its state's interval in {hit} of {found}")
+              f"inside its state's interval in {judged_in_states(placed_in)} of {found}")
 if cpred and cpred.get("of") == "coll":
     for r in cpred["rows"]:
         if r["impl"] != "ring" or r["in_place"] or r["bytes"] not in rows:
