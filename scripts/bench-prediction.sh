@@ -26,6 +26,14 @@
 #     of the K launches land inside the prediction interval for the next
 #     launch (at least 8 of 10; an interval that holds every launch and is
 #     wider than 2x counts as a miss);
+#   - judged in its state: every sweep launch runs with --history (FILE,
+#     or the prediction), so its own ceilings' levels place it in one of
+#     the prediction's states (the collective's time at S, the ring probe's
+#     W, the GEMM's rate); the table says how often a state was identified
+#     and how often D* landed inside its state's interval. coll: each
+#     row's time placed among that row's states the same way (the rule of
+#     launches/states.h: within max(material ratio, z x sqrt(the launch's
+#     noise^2 + the state's spread^2)), the nearest state), per size;
 #   - --history FILE: every sweep launch runs with it, and the table says
 #     how often launch k's interval for the next launch holds launch k+1's
 #     D* (at least 8 of 10);
@@ -115,6 +123,8 @@ if (( calibrate > 0 )); then
   prediction="$OUT/prediction-sweep.json"
   coll_prediction="$OUT/prediction-coll.json"
 fi
+# Each launch places itself in the prediction's states by its own levels.
+[[ -z "$history" && -n "$prediction" ]] && history_flags=(--history "$prediction")
 
 echo "bench-prediction: $launches launches of \`mpirun -np $NP shardroof sweep $*\` and \`coll --impl ring -b $min_size -e $max_size\`, one of each every $spacing s, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n); records in $OUT" >&2
 failed=0
@@ -277,6 +287,42 @@ if pred and pred.get("of") == "sweep":
     print(f"\nprediction ({prediction}: {pred['D']['launches']} launches combined, D* {pred['D']['median']:.1f}): "
           f"{hits} of {n} launches inside its interval for the next launch [{f(lo)}, {f(hi)}]"
           f"{' (it holds every launch and is wider than 2x: counted as a miss)' if useless else ''}; target at least 8 of 10")
+# Judged in its state: the state each launch's own levels placed it in
+# (crossover.history_state, from --history), and whether its D* landed
+# inside that state's interval.
+identified = judged_launches = 0
+judged_by = None
+by_state = {}  # state -> [(D, expected low, expected high)]
+for k in range(1, launches + 1):
+    doc, *_ = load("sweep", k)
+    hs = ((doc or {}).get("crossover") or {}).get("history_state")
+    if not hs or not hs.get("has_states"):
+        continue
+    judged_launches += 1
+    judged_by = hs.get("path")
+    # The part the launch spent most of its samples in stands for it.
+    main = max(hs.get("parts") or [], key=lambda p: p.get("share", 0), default=None)
+    if main is None or main.get("state") is None:
+        continue
+    identified += 1
+    by_state.setdefault(main["state"], []).append((main.get("D"), *main["expected"]))
+
+
+def judged_in_states(by_state):
+    """Launches inside their state's interval; a state's interval that
+    holds every launch placed in it and is wider than 2x counts as misses,
+    as judged() does."""
+    hits = 0
+    for placed in by_state.values():
+        h, n, useless = judged([d for d, _, _ in placed], placed[0][1], placed[0][2])
+        hits += h
+    return hits
+
+
+if judged_launches:
+    print(f"judged in its state ({judged_by}): a state identified for {identified} of {judged_launches} launches by "
+          f"their own levels; D* inside its state's interval in {judged_in_states(by_state)} of {identified} (a "
+          f"state's interval wider than 2x that holds all its launches counts as a miss)")
 if history:
     pairs = hits = 0
     for k in range(1, launches):
@@ -348,6 +394,46 @@ for b in sizes:
     print(f"coll {b // 1048576} MiB: coverage {hits} of {n} (median of launches {f(med)} us; launches "
           f"{f(min(good, default=None))} .. {f(max(good, default=None))} us)")
 cpred = read(coll_prediction) if coll_prediction else None
+
+
+def place(value, noise, states):
+    """The state whose row_time level lies within the gap that says two
+    states (launches/states.h: max(log material ratio, z sqrt(noise^2 +
+    spread^2))), the nearest in units of that gap; None: not seen before."""
+    import math
+    best = None
+    for s in states.get("list", []):
+        for lv in s.get("levels", []):
+            if lv.get("quantity") != "row_time" or not lv.get("median"):
+                continue
+            gap = max(math.log(states["material_ratio"]), states["z"] * math.hypot(noise, lv["spread_sd_log"]))
+            d = abs(math.log(value) - math.log(lv["median"] * 1e6)) / gap
+            if d <= 1 and (best is None or d < best[0]):
+                best = (d, s)
+    return None if best is None else best[1]
+
+
+if cpred and cpred.get("of") == "coll":
+    for r in cpred["rows"]:
+        st = r.get("states")
+        if r["impl"] != "ring" or r["in_place"] or r["bytes"] not in rows or not st:
+            continue
+        b, found, n = r["bytes"], 0, 0
+        placed_in = {}
+        for k in range(1, launches + 1):
+            doc = load("coll", k)[0]
+            row = next((x for x in (doc or {}).get("results", []) if x["impl"] == "ring" and not x["in_place"]
+                        and x["bytes"] == b), None)
+            if row is None or not row["time_us"]["median"]:
+                continue
+            n += 1
+            s = place(row["time_us"]["median"], (row.get("stability") or {}).get("noise_sd_log", 0.0), st)
+            if s is None:
+                continue
+            found += 1
+            placed_in.setdefault(s["name"], []).append((row["time_us"]["median"], *s["prediction_interval"]))
+        print(f"coll {b // 1048576} MiB judged in its state: a state identified for {found} of {n} launches; the time "
+              f"inside its state's interval in {judged_in_states(placed_in)} of {found}")
 if cpred and cpred.get("of") == "coll":
     for r in cpred["rows"]:
         if r["impl"] != "ring" or r["in_place"] or r["bytes"] not in rows:

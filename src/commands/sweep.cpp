@@ -285,6 +285,10 @@ class SweepCommand final : public Command {
     final_options.book_interval = true;
     analysis = sweep::analyze(plan, ranks, ceilings, points, final_options);
     update_document();
+    // --history with states: this launch's own levels say which state it ran in.
+    if (ctx.mpi.is_root() && analysis_options.history && doc.contains("crossover"))
+      doc["crossover"]["history_state"] = history_state_json(
+          *analysis_options.history, launches::place_launch(launches::sweep_readings(doc), *analysis_options.history));
     long long wrong = 0;
     for (const auto& p : points) wrong += p.check.wrong + p.overlap_check.wrong;
     return end_run(out, gate, doc,

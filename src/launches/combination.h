@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace shardroof::launches {
@@ -49,16 +48,6 @@ struct Combined {
   // Launches whose own interval misses the next launch's interval as the
   // other launches predict it (three launches at least).
   std::vector<std::size_t> disagreeing;
-};
-
-// What earlier launches of the same settings said (`sweep --history`, a
-// `shardroof combine` record): the launch-to-launch spread of log D*.
-struct LaunchHistory {
-  std::string path;
-  int launches = 0;
-  double between_sd_log = 0;  // the launch effect
-  double within_sd_log = 0;   // one launch's own noise
-  double median = 0;          // their combined D*
 };
 
 // `launches` at least 2, every value > 0. Deterministic for `seed`.

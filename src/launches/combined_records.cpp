@@ -16,6 +16,9 @@ SweepCombination combine_sweeps(const LaunchSet& set, double level) {
     out.book = combine(book, level);
     out.book_holds_measured = out.book->low <= out.d_star.median && out.d_star.median <= out.book->high;
   }
+  std::vector<LaunchReadings> readings;
+  for (const auto& l : set.sweeps) readings.push_back(l.readings);
+  out.states = find_states(readings, {set.material_ratio, stability::ChangePointOptions{}.significance, level});
   return out;
 }
 
@@ -36,6 +39,9 @@ CollCombination combine_colls(const LaunchSet& set, double level) {
     row.time_s = combine(times, level);
     row.busbw_factor = rows.front()->busbw_factor;
     row.launches_with_row = static_cast<int>(rows.size());
+    std::vector<LaunchReadings> readings;
+    for (const CollRow* r : rows) readings.push_back(r->readings);
+    row.states = find_states(readings, {set.material_ratio, stability::ChangePointOptions{}.significance, level});
     out.rows.push_back(std::move(row));
   }
   return out;

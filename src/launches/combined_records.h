@@ -10,6 +10,7 @@
 
 #include "launches/combination.h"
 #include "launches/records.h"
+#include "launches/states.h"
 
 namespace shardroof::launches {
 
@@ -20,6 +21,9 @@ struct SweepCombination {
   // against the measured combined D*.
   std::optional<Combined> book;
   bool book_holds_measured = false;
+  // The states the launches' own levels show (launches/states.h), each
+  // with its D*, book D* and prediction: the prediction set.
+  StateSplit states;
 };
 
 struct CollCombination {
@@ -28,6 +32,7 @@ struct CollCombination {
     Combined time_s;
     double busbw_factor = 0;  // busbw = factor * bytes / time
     int launches_with_row = 0;
+    StateSplit states;  // by the row's time (launches/states.h)
   };
   std::vector<Row> rows;           // rows every launch measured, in key order
   std::vector<CollRowKey> partial;  // rows some launch lacks (not combined)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "gate/gate.h"
 #include "model/collective_cost.h"
 #include "util/error.h"
+#include "util/units.h"
 
 namespace shardroof::launches {
 namespace {
@@ -68,6 +70,107 @@ std::string first_difference(const json& first, const json& doc, const std::stri
   return "";
 }
 
+double noise_of(const json& stability) {
+  return stability.is_object() ? number(stability, "noise_sd_log") : 0.0;
+}
+
+bool unstable(const json& stability) {
+  return stability.is_object() && stability.value("verdict", std::string()) == "unstable";
+}
+
+// The estimate a part of a launch gives: its crossing alone (no interval of its own).
+LaunchEstimate point_estimate(double v) { return {v, v, v, {}}; }
+
+// The material ratio the record's stability tests used; 0 where it says none.
+double material_ratio_of(const json& doc) {
+  const json st = doc.value("stability", json());
+  if (st.is_object() && st.contains("t_comm")) return number(st["t_comm"], "material_ratio");
+  for (const json& r : doc.value("results", json::array()))
+    if (r.is_object() && r.contains("stability")) return number(r["stability"], "material_ratio");
+  return 0;
+}
+
+}  // namespace
+
+LaunchReadings sweep_readings(const json& doc) {
+  LaunchReadings out;
+  const json st = doc.value("stability", json());
+  const json stab = st.is_object() ? st : json::object();
+  const json ceilings = doc.value("ceilings", json::object());
+  const json cr = doc.value("crossover", json::object());
+  const json t_comm = stab.value("t_comm", json());
+  std::vector<LevelReading> shared;  // the levels every part has
+  // The ring probe's W where it held one level through the launch.
+  const json probe = ceilings.is_object() ? ceilings.value("ring_probe", json()) : json();
+  json probe_stability;
+  const json others = stab.value("ceilings", json::object());
+  for (const auto& [name, value] : others.items())
+    if (name.rfind("ring probe", 0) == 0) probe_stability = value;
+  if (probe.is_object() && number(probe, "W_bytes_per_s") > 0 && !unstable(probe_stability))
+    shared.push_back({LevelQuantity::RingProbeW, number(probe, "W_bytes_per_s"), noise_of(probe_stability)});
+  if (number(ceilings, "C_flops_per_s") > 0)
+    shared.push_back({LevelQuantity::GemmRate, number(ceilings, "C_flops_per_s"), noise_of(stab.value("gemm", json()))});
+  // T_comm at S: over every sample where the record has its stability,
+  // else the ceilings' own measurement; noise from the record's stability,
+  // or (older records) the uncertainty of its level over the rounds.
+  double comm = number(t_comm, "median");
+  if (!(comm > 0)) comm = number(ceilings, "t_comm_measured_s");
+  const double comm_noise = t_comm.is_object() && t_comm.contains("noise_sd_log") ? noise_of(t_comm)
+                                                                                  : number(cr, "t_comm_spread_log");
+  const double d = number(cr, "D_empirical");
+  LaunchEstimate value = point_estimate(d);
+  if (d > 0) {
+    std::tie(value.low, value.high) = interval_of(cr.value("D_empirical_ci", json()), d);
+    value.percentiles = percentiles_from_json(cr.value("D_empirical_replicates", json()));
+  }
+  std::optional<LaunchEstimate> book;
+  if (number(cr, "D_book") > 0) {
+    LaunchEstimate b = point_estimate(number(cr, "D_book"));
+    std::tie(b.low, b.high) = interval_of(cr.value("D_book_ci", json()), b.value);
+    b.percentiles = percentiles_from_json(cr.value("D_book_replicates", json()));
+    book = b;
+  }
+  if (unstable(t_comm)) {
+    // Changed state inside the launch: one part per state of T_comm, where
+    // the record solved the crossing in each.
+    for (const json& x : stab.value("crossover_per_state", json::array())) {
+      if (x.value("quantity", std::string()) != "t_comm") continue;
+      const double level = number(x, "level_s"), part_d = number(x, "D");
+      if (!(part_d > 0) || !(level > 0)) {
+        out.parts.clear();
+        out.mixed = fmt::format("T_comm changed {:.1f}x inside it and its state at {} has no crossing",
+                                number(t_comm, "max_ratio", 1), fmt::format("{:.4g} ms", level * 1e3));
+        return out;
+      }
+      Observation o;
+      o.share = number(x, "share", 0);
+      o.levels = shared;
+      o.levels.push_back({LevelQuantity::CollectiveAtS, level, comm_noise});
+      o.value = point_estimate(part_d);
+      if (number(x, "book_D") > 0) o.book = point_estimate(number(x, "book_D"));
+      out.parts.push_back(std::move(o));
+    }
+    if (!out.parts.empty()) {
+      // Each part with its crossing: a launch whose parts lack the book's has none.
+      if (std::any_of(out.parts.begin(), out.parts.end(), [](const Observation& o) { return !o.book; }))
+        for (auto& o : out.parts) o.book.reset();
+      return out;
+    }
+    out.mixed = fmt::format("T_comm changed {:.1f}x inside it and the record has no crossing per state",
+                            number(t_comm, "max_ratio", 1));
+    return out;
+  }
+  Observation whole;
+  whole.levels = shared;
+  if (comm > 0) whole.levels.push_back({LevelQuantity::CollectiveAtS, comm, comm_noise});
+  whole.value = value;
+  whole.book = book;
+  out.parts.push_back(std::move(whole));
+  return out;
+}
+
+namespace {
+
 SweepLaunch read_sweep(const std::string& path, const json& doc) {
   SweepLaunch l;
   l.info = info_of(path, doc);
@@ -88,6 +191,7 @@ SweepLaunch read_sweep(const std::string& path, const json& doc) {
   }
   l.info.stability = verdict_of(doc.value("stability", json()));
   if (cr.contains("search") && cr["search"].is_object()) l.stop = cr["search"].value("stop", std::string());
+  l.readings = sweep_readings(doc);
   return l;
 }
 
@@ -109,6 +213,26 @@ CollLaunch read_coll(const std::string& path, const json& doc) {
     const auto kind = coll::parse_collective(row.key.collective);
     row.busbw_factor = kind ? model::bus_factor(*kind, doc.value("ranks", 0)) : 0;
     row.stability = verdict_of(r.value("stability", json()));
+    // The row's level is its time; a row that changed state inside the
+    // launch is split into its states (each state's median is that part's
+    // time).
+    const json rs = r.value("stability", json());
+    if (unstable(rs) && rs.value("states", json::array()).size() >= 2) {
+      for (const json& x : rs["states"]) {
+        const double t = number(x, "median");
+        if (!(t > 0)) continue;
+        Observation o;
+        o.share = number(x, "share", 0);
+        o.levels = {{LevelQuantity::RowTime, t, noise_of(rs)}};
+        o.value = point_estimate(t);
+        row.readings.parts.push_back(std::move(o));
+      }
+    } else {
+      Observation o;
+      o.levels = {{LevelQuantity::RowTime, row.time_s.value, noise_of(rs)}};
+      o.value = row.time_s;
+      row.readings.parts.push_back(std::move(o));
+    }
     l.rows.push_back(std::move(row));
   }
   return l;
@@ -153,6 +277,8 @@ LaunchSet read_launches(const std::vector<std::string>& paths, const std::vector
     if (doc.contains("complete") && doc["complete"] == false)
       throw_usage("combine: {}: the run did not finish (\"complete\": false): an incomplete launch is not combined",
                   path);
+    if (set.material_ratio == kDefaultMaterialRatio && material_ratio_of(doc) > 1)
+      set.material_ratio = material_ratio_of(doc);
     if (i == 0) {
       set.command = command;
       set.settings = doc["settings"];
@@ -200,6 +326,36 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
   h.between_sd_log = doc["D"].value("between_sd_log", 0.0);
   h.within_sd_log = doc["D"].value("within_sd_log", 0.0);
   h.median = doc["D"].value("median", 0.0);
+  // The states, where the record has them (a record made before states
+  // has none: the launch-to-launch spread alone is used).
+  const json states = doc.value("states", json());
+  if (states.is_object() && states.contains("list") && states["list"].is_array()) {
+    h.has_states = true;
+    h.material_ratio = number(states, "material_ratio", kDefaultMaterialRatio);
+    h.significance = number(states, "significance", 0.01);
+    if (!(h.material_ratio >= 1) || !(h.significance > 0 && h.significance < 1))
+      throw_usage("--history {}: its states carry material_ratio {} and significance {}: not a ratio >= 1 and a level "
+                  "in (0, 1)",
+                  path, h.material_ratio, h.significance);
+    for (const json& st : states["list"]) {
+      KnownState k;
+      k.name = st.value("name", std::string("?"));
+      k.launches_seen = st.value("launches_seen", 0);
+      k.launches = h.launches;
+      k.tentative = st.value("tentative", false);
+      for (const json& l : st.value("levels", json::array())) {
+        const auto q = parse_level_quantity(l.value("quantity", std::string()));
+        if (!q) throw_usage("--history {}: state {}: unknown level '{}'", path, k.name, l.value("quantity", std::string()));
+        if (!(number(l, "median") > 0))
+          throw_usage("--history {}: state {}: level {} has no positive median", path, k.name, to_string(*q));
+        k.levels.push_back({*q, number(l, "median"), number(l, "spread_sd_log")});
+      }
+      const auto [low, high] = interval_of(st.value("prediction_interval", json()), 0);
+      k.predict_low = low;
+      k.predict_high = high;
+      h.states.push_back(std::move(k));
+    }
+  }
   return h;
 }
 

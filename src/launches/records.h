@@ -15,9 +15,13 @@
 #include <vector>
 
 #include "launches/combination.h"
+#include "launches/states.h"
 #include "stability/stability.h"
 
 namespace shardroof::launches {
+
+// (1 + t)/(1 - t) for the sweep's +-10% target: for records that do not say.
+inline constexpr double kDefaultMaterialRatio = 1.1 / 0.9;
 
 // What every launch reports beside its numbers.
 struct LaunchInfo {
@@ -32,6 +36,7 @@ struct SweepLaunch {
   LaunchEstimate d_star;                 // D_empirical, its interval and distribution
   std::optional<LaunchEstimate> book;    // D_book, with its interval where the record has one
   std::string stop;                      // how its search stopped, "" without one
+  LaunchReadings readings;               // its levels, whole or per state (launches/states.h)
 };
 
 // One row of coll: a collective, an implementation, a placement, a size.
@@ -47,6 +52,7 @@ struct CollRow {
   LaunchEstimate time_s;     // the row's median time, its interval and distribution (seconds)
   double busbw_factor = 0;   // busbw = factor * bytes / time (model::bus_factor; 0 for an unknown collective)
   std::optional<stability::Verdict> stability;
+  LaunchReadings readings;   // the row's time as its level, whole or per state
 };
 struct CollLaunch {
   LaunchInfo info;
@@ -57,9 +63,21 @@ struct LaunchSet {
   std::string command;         // "sweep" or "coll"
   nlohmann::json settings;     // the first record's (every record's compared fields are equal)
   int ranks = 0;
+  // The ratio a level must change by to matter, as the launches' own
+  // stability tests used it (the first record's that says one).
+  double material_ratio = kDefaultMaterialRatio;
   std::vector<SweepLaunch> sweeps;
   std::vector<CollLaunch> colls;
 };
+
+// A sweep record's levels (launches/states.h): the collective's time at S
+// (stability.t_comm's median over every sample, its noise), the ring
+// probe's W (left out where the probe changed inside the launch) and
+// C_peak (with the reference GEMM's noise). Where T_comm changed state
+// inside the launch, one part per state with that state's crossing and
+// share, or, where a state has none, no parts and the reason. The parts'
+// values are the record's D* (0 without a crossover).
+LaunchReadings sweep_readings(const nlohmann::json& doc);
 
 // Parsed records in, or UsageError. `docs[i]` was read from `paths[i]`.
 LaunchSet read_launches(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& docs);

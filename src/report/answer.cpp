@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "report/combine_report.h"
 #include "util/units.h"
 
 namespace shardroof {
@@ -75,6 +76,29 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
     a.lines.push_back(fmt::format("no {}*: T_math does not cross T_comm upward ({})", x,
                                   s.kind.empty() ? "no crossover in the record" : s.kind));
   }
+  // With --history: the state this launch's own ceilings place it in.
+  const auto level_value = [](double v, const std::string& unit) {
+    return unit == "s" ? time_text(v) : rate_text(v, unit);
+  };
+  for (std::size_t i = 0; i < s.history_parts.size(); ++i) {
+    const auto& h = s.history_parts[i];
+    const std::string part = s.history_parts.size() > 1
+                                 ? fmt::format("part {} ({:.0f}% of samples, {}* {}): ", i + 1, 100 * h.share, x,
+                                               h.D ? count_text(*h.D) : "-")
+                                 : "";
+    if (!h.state.empty())
+      a.lines.push_back(fmt::format("{}state {} (seen in {} of {} launches{}): {}* expected within {}{}", part, h.state,
+                                    h.seen, h.of, h.tentative ? ", tentative" : "", x, bounds_text(h.expected),
+                                    h.inside ? (*h.inside ? ": inside" : ": outside") : ""));
+    else if (!h.differing_is.empty())
+      a.lines.push_back(fmt::format("{}a state not seen before: {} {} against {} in state {}, the nearest", part,
+                                    h.differing_is, level_value(h.differing_value, h.differing_unit),
+                                    level_value(h.nearest_level, h.differing_unit), h.nearest));
+    else
+      a.lines.push_back(part + "a state not seen before: no level in common with the history's states");
+  }
+  if (s.history_without_states)
+    a.lines.push_back("state: --history's record has no states (an older combine record): its spread only");
   // Whether to trust it.
   std::string trust = s.stability.empty() ? "stability not tested"
                       : s.stability == "unstable"
@@ -297,7 +321,8 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
   AnswerBlock a;
   a.title = fmt::format("combine: {} launches of {}", c.launches, c.command);
   if (c.command == "coll") {
-    a.lines.push_back(fmt::format("{} rows combined across the launches (the table: -v)", c.coll_rows));
+    a.lines.push_back(fmt::format("{} rows combined across the launches, each row's states beside it (the table: -v)",
+                                  c.coll_rows));
     a.lines.push_back("next: compare the next launch's rows with their prediction intervals");
     return a;
   }
@@ -305,8 +330,31 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
   if (c.D)
     a.lines.push_back(fmt::format("{}* = {} {} (95%, across {} launches)", x, count_text(*c.D), bounds_text(c.interval),
                                   c.launches));
-  if (c.next_launch.low || c.next_launch.high)
+  if (c.states.size() > 1) {
+    // The prediction set: one interval per state, with how often it was seen.
+    std::string set;
+    for (const auto& st : c.states)
+      set += (set.empty() ? "" : " or ") +
+             fmt::format("{} ({} of {}{})", bounds_text(st.next_launch), st.seen, st.of, st.tentative ? ", tentative" : "");
+    a.lines.push_back(fmt::format("next launch: {}* within {} (95%, per state)", x, set));
+  } else if (c.next_launch.low || c.next_launch.high) {
     a.lines.push_back(fmt::format("next launch: {}* within {} (95% prediction interval)", x, bounds_text(c.next_launch)));
+  }
+  // The states the launches' own levels show: one line where there is one.
+  const std::size_t shown = std::min<std::size_t>(c.states.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& st = c.states[i];
+    if (c.states.size() == 1)
+      a.lines.push_back(fmt::format("state: one, in {} of {} launches ({})", st.seen, st.of, state_levels_text(st.levels)));
+    else
+      a.lines.push_back(fmt::format("state {} (seen in {} of {} launches{}): {}* = {} {}; {}", st.name, st.seen, st.of,
+                                    st.tentative ? ", tentative" : "", x, st.value ? count_text(*st.value) : "-",
+                                    bounds_text(st.interval), state_levels_text(st.levels)));
+  }
+  if (c.states.size() > shown) a.lines.push_back(fmt::format("and {} more states (-v)", c.states.size() - shown));
+  if (c.mixed > 0)
+    a.lines.push_back(fmt::format("mixed: {} launch{} changed state inside and could not be split (-v)", c.mixed,
+                                  c.mixed == 1 ? "" : "es"));
   std::string states;
   for (const auto& l : c.each) states += (states.empty() ? "" : ", ") + (l.stability.empty() ? "-" : l.stability);
   a.lines.push_back(fmt::format("trust: variance of log {}* {}between launches; each launch: {}", x,
@@ -320,7 +368,9 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
                                                       : ""));
   else
     a.lines.push_back("book: not every launch has a book prediction");
-  if (c.between_share && *c.between_share > 0.5)
+  if (c.states.size() > 1)
+    a.lines.push_back("next: the machine holds several states: a new launch's ceilings say its state (sweep --history)");
+  else if (c.between_share && *c.between_share > 0.5)
     a.lines.push_back("next: launches differ more than rounds within one: more launches narrow it, longer ones do not");
   else
     a.lines.push_back("next: the next launch should land in the prediction interval; one that does not changed the "

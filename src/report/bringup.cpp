@@ -207,6 +207,27 @@ void read_sweep(BringUp& into, Fields& f, const std::string& path, const nlohman
       s.compute = ce;
     }
   }
+  const auto& hs = f.at(doc, "crossover/history_state", false);
+  if (hs.is_object()) {
+    s.history_without_states = hs.value("has_states", true) == false;
+    for (const auto& p : f.at(hs, "parts", false)) {
+      HistoryPart h;
+      h.state = f.text(p, "state", false);
+      h.seen = static_cast<int>(f.number(p, "seen_in", false).value_or(0));
+      h.of = static_cast<int>(f.number(p, "of", false).value_or(0));
+      h.tentative = p.value("tentative", false);
+      h.expected = f.bounds(p, "expected", false);
+      h.D = f.number(p, "D", false);
+      if (p.contains("inside") && p["inside"].is_boolean()) h.inside = p["inside"].get<bool>();
+      h.share = f.number(p, "share", false).value_or(1);
+      h.differing_is = f.text(p, "differing/is", false);
+      h.differing_unit = f.text(p, "differing/unit", false);
+      h.nearest = f.text(p, "differing/nearest_state", false);
+      h.differing_value = f.number(p, "differing/value", false).value_or(0);
+      h.nearest_level = f.number(p, "differing/nearest_level", false).value_or(0);
+      s.history_parts.push_back(std::move(h));
+    }
+  }
   into.sweeps.push_back(std::move(s));
 }
 
@@ -358,6 +379,28 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
       cl.stability = f.text(l, "stability", false);
       c.each.push_back(cl);
     }
+  const auto& states = f.at(doc, "states", false);
+  if (states.is_object()) {
+    for (const auto& st : f.at(states, "list", false)) {
+      CombineState s;
+      s.name = f.text(st, "name", false);
+      s.seen = static_cast<int>(f.number(st, "launches_seen", false).value_or(0));
+      s.of = c.launches;
+      s.share = f.number(st, "share", false).value_or(0);
+      s.tentative = f.at(st, "tentative", false).is_boolean() && f.at(st, "tentative", false).get<bool>();
+      s.value = f.number(st, "value/median", false);
+      s.interval = f.bounds(st, "value/ci", false);
+      s.next_launch = f.bounds(st, "prediction_interval", false);
+      for (const auto& l : f.at(st, "levels", false))
+        if (const auto q = launches::parse_level_quantity(f.text(l, "quantity", false)))
+          s.levels.push_back({*q, f.number(l, "median", false).value_or(0), f.number(l, "spread_sd_log", false).value_or(0)});
+      c.states.push_back(std::move(s));
+    }
+    for (const auto& name : f.at(states, "each_launch", false))
+      c.launch_states.push_back(name.is_string() ? name.get<std::string>() : "-");
+    const auto& mixed = f.at(states, "mixed", false);
+    if (mixed.is_array()) c.mixed = static_cast<int>(mixed.size());
+  }
   into.combines.push_back(std::move(c));
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "launches/states.h"
+
 namespace shardroof::bringup {
 
 // Median, min and max of a time (seconds), as the records keep them.
@@ -45,6 +47,20 @@ struct SweepPoint {
   std::string regime;  // compute, memory, overhead, communication
 };
 
+// With --history: where this launch's own levels placed it (a part per
+// state where it changed state inside).
+struct HistoryPart {
+  std::string state;  // "" : a state not seen before
+  int seen = 0, of = 0;
+  bool tentative = false;
+  Bounds expected;
+  std::optional<double> D;
+  std::optional<bool> inside;
+  double share = 1;
+  std::string differing_is, differing_unit, nearest;  // without a state
+  double differing_value = 0, nearest_level = 0;
+};
+
 struct SweepView {
   std::string path, swept = "D", datatype, collective, impl;
   int ranks = 0;
@@ -70,6 +86,8 @@ struct SweepView {
   std::optional<double> no_crossover_t_comm_s, no_crossover_floor_s;
   std::string stop;  // how --D auto's search stopped
   std::string kernel_warning;  // the BLAS kernel's shortfall in words, "" without one
+  std::vector<HistoryPart> history_parts;
+  bool history_without_states = false;  // --history given a record made before states
 };
 
 struct CollRow {
@@ -135,6 +153,17 @@ struct CombineLaunch {
   std::string stability;
 };
 
+// A state the combined launches showed (launches/states.h).
+struct CombineState {
+  std::string name;
+  int seen = 0, of = 0;  // launches that saw it, of all
+  double share = 0;
+  bool tentative = false;
+  std::optional<double> value;  // its combined D* (or time)
+  Bounds interval, next_launch;
+  std::vector<launches::StateLevel> levels;
+};
+
 struct CombineView {
   std::string path, command;  // command: what was combined (sweep, coll)
   int launches = 0;
@@ -147,6 +176,9 @@ struct CombineView {
   std::vector<CombineLaunch> each;
   std::string swept = "D";
   int coll_rows = 0;
+  std::vector<CombineState> states;  // none in records made before states
+  int mixed = 0;                     // launches that changed state inside and could not be split
+  std::vector<std::string> launch_states;  // each launch's state by name ("A", "A+B", "mixed")
 };
 
 // Every record of a bring-up, in the order read.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/answer.h"
 #include "util/units.h"
 
 namespace shardroof {
@@ -17,6 +18,35 @@ std::string combine_method(int within_low, int within_high) {
       "launches' spread, at least one launch's own noise; disagreeing: a launch whose own interval misses the next "
       "launch's as the other launches place it (Kalibera and Jones, ISMM 2013)",
       within_low, within_high);
+}
+
+std::string states_method(const launches::StateSplit& s) {
+  return fmt::format(
+      "launches grouped by the levels of what each measured itself (the collective's time at S, the ring probe's W, "
+      "the GEMM's rate; for coll the row's time), never by their D*: per quantity, the launches sorted by log level "
+      "and split where neighbours differ by more than both the material ratio {:.3g} and z = {:.3g} (the change-point "
+      "test's {:g}% level) times their own noise (the spread of each launch's measurements at one level, "
+      "sqrt(n_a^2 + n_b^2)); a state is a launch's groups over every quantity it has; a launch that changed state "
+      "inside itself is split into its states by its per-state crossings (or named mixed where it has none); each "
+      "state combined as the launches are; a state seen in fewer than two launches is tentative, its prediction "
+      "from the other states' spread (pooled)",
+      s.material_ratio, s.z, 100 * s.significance);
+}
+
+std::string state_levels_text(const std::vector<launches::StateLevel>& levels) {
+  if (levels.empty()) return "no levels in the records";
+  std::string out;
+  for (const auto& l : levels) {
+    std::string v;
+    switch (l.quantity) {
+      case launches::LevelQuantity::CollectiveAtS: v = "T_comm at S " + time_text(l.median); break;
+      case launches::LevelQuantity::RowTime: v = "time " + time_text(l.median); break;
+      case launches::LevelQuantity::RingProbeW: v = "W " + rate_text(l.median, "B/s"); break;
+      case launches::LevelQuantity::GemmRate: v = "C " + rate_text(l.median, "FLOP/s"); break;
+    }
+    out += (out.empty() ? "" : ", ") + v;
+  }
+  return out;
 }
 
 namespace {
@@ -49,6 +79,18 @@ json combined_json(const Combined& c, double scale = 1) {
           {"within_sd_log", c.within_sd},
           {"prediction_interval", {c.predict_low * scale, number_or_null(c.predict_high * scale)}},
           {"disagreeing", c.disagreeing}};
+}
+
+// Each launch's states by name ("A", "A+B" for a launch split into two,
+// "mixed"), one per launch.
+std::vector<std::string> launch_states(const launches::StateSplit& s) {
+  std::vector<std::string> out(static_cast<std::size_t>(s.launches));
+  for (const auto& st : s.states)
+    for (const std::size_t l : st.launches) out[l] += (out[l].empty() ? "" : "+") + st.name;
+  for (const auto& [l, why] : s.mixed) out[l] = "mixed";
+  for (auto& x : out)
+    if (x.empty()) x = "-";
+  return out;
 }
 
 json estimate_json(const LaunchEstimate& e, double scale = 1) {
@@ -85,24 +127,107 @@ std::string row_name(const launches::CollRowKey& k) {
                      format_bytes(k.bytes));
 }
 
+std::string seen_text(const launches::LaunchState& st, int launches) {
+  return fmt::format("seen in {} of {} launches, {:.0f}%{}", st.launches.size(), launches, 100 * st.share,
+                     st.tentative ? ", tentative" : "");
+}
+
+// The states, one line each, the mixed launches and the prediction set.
+void print_states(std::ostream& out, const launches::StateSplit& s, const std::string& x, double scale,
+                  const std::string& unit) {
+  const auto v = [&](double d) { return num(d * scale); };
+  out << fmt::format("# states: {} ({})\n", s.states.size(), states_method(s));
+  for (const auto& st : s.states) {
+    std::string line = fmt::format("state {} ({}): {}; {} = {}{} {}; next launch {}", st.name, seen_text(st, s.launches),
+                                   state_levels_text(st.levels), x, v(st.value.median), unit,
+                                   interval(st.value.low * scale, st.value.high * scale),
+                                   interval(st.predict_low * scale, st.predict_high * scale));
+    if (st.prediction_from != "its launches") line += " (from " + st.prediction_from + ")";
+    if (st.book) line += fmt::format("; book {} = {} {}", x, v(st.book->median), interval(st.book->low * scale, st.book->high * scale));
+    out << line << "\n";
+  }
+  for (const auto& [l, why] : s.mixed) out << fmt::format("mixed: launch {}: {} (left out of the states)\n", l + 1, why);
+  if (s.states.size() > 1) {
+    std::string set;
+    for (const auto& st : s.states)
+      set += (set.empty() ? "" : " or ") + fmt::format("{} (state {}, {} of {} launches{})",
+                                                       interval(st.predict_low * scale, st.predict_high * scale),
+                                                       st.name, st.launches.size(), s.launches,
+                                                       st.tentative ? ", tentative" : "");
+    out << fmt::format("prediction set for the next launch: {} within {}\n", x, set);
+  }
+}
+
 }  // namespace
+
+json states_json(const launches::StateSplit& s, double scale) {
+  json list = json::array();
+  for (const auto& st : s.states) {
+    json levels = json::array();
+    for (const auto& l : st.levels)
+      levels.push_back({{"quantity", launches::to_string(l.quantity)},
+                        {"is", launches::describe(l.quantity)},
+                        {"median", l.median},
+                        {"unit", launches::unit_of(l.quantity)},
+                        {"spread_sd_log", l.spread_sd_log}});
+    json parts = json::array();
+    for (const std::size_t i : st.observations)
+      parts.push_back({{"launch", s.observations[i].launch + 1}, {"share", s.observations[i].share}});
+    std::vector<std::size_t> seen;
+    for (const std::size_t l : st.launches) seen.push_back(l + 1);
+    list.push_back({{"name", st.name},
+                    {"launches_seen", st.launches.size()},
+                    {"launches", seen},
+                    {"share", st.share},
+                    {"tentative", st.tentative},
+                    {"levels", levels},
+                    {"value", combined_json(st.value, scale)},
+                    {"book", st.book ? combined_json(*st.book, scale) : json()},
+                    {"prediction_interval", {st.predict_low * scale, number_or_null(st.predict_high * scale)}},
+                    {"prediction_from", st.prediction_from},
+                    {"parts", parts}});
+  }
+  json mixed = json::array();
+  for (const auto& [l, why] : s.mixed) mixed.push_back({{"launch", l + 1}, {"why", why}});
+  return {{"of_launches", s.launches},
+          {"list", list},
+          {"mixed", mixed},
+          {"each_launch", launch_states(s)},
+          {"material_ratio", s.material_ratio},
+          {"significance", s.significance},
+          {"z", s.z},
+          {"method", states_method(s)}};
+}
+
+json prediction_set_json(const launches::StateSplit& s, double scale) {
+  json set = json::array();
+  for (const auto& st : s.states)
+    set.push_back({{"state", st.name},
+                   {"seen_in", st.launches.size()},
+                   {"of", s.launches},
+                   {"share", st.share},
+                   {"tentative", st.tentative},
+                   {"interval", {st.predict_low * scale, number_or_null(st.predict_high * scale)}}});
+  return set;
+}
 
 void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, const launches::SweepCombination& c) {
   out << fmt::format("# shardroof combine: {} launches of `shardroof sweep` with the same settings ({})\n",
                      set.sweeps.size(), settings_text(set));
   out << "# each launch's D* with its own 95% interval: within that launch (its iterations, its rounds and the "
          "states it saw), not the next launch\n";
-  out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", "launch", "date (UTC)", "load",
-                     "D*", "own interval", "stability", "stop", "book D* [own interval]", "file");
+  out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {:<6} {}\n", "launch", "date (UTC)", "load",
+                     "D*", "own interval", "stability", "stop", "book D* [own interval]", "state", "file");
+  const std::vector<std::string> state_of = launch_states(c.states);
   std::vector<LaunchEstimate> est;
   for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
     const auto& l = set.sweeps[i];
     est.push_back(l.d_star);
-    out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {}\n", i + 1, l.info.date,
+    out << fmt::format("{:>6} {:<21} {:<16} {:>9} {:<21} {:<9} {:<10} {:<26} {:<6} {}\n", i + 1, l.info.date,
                        l.info.load_average, num(l.d_star.value), interval(l.d_star.low, l.d_star.high),
                        verdict(l.info.stability), l.stop.empty() ? "-" : l.stop,
                        l.book ? num(l.book->value) + " " + interval(l.book->low, l.book->high) : std::string("-"),
-                       l.info.path);
+                       state_of[i], l.info.path);
   }
   const Combined& d = c.d_star;
   out << "# combined over the launches (" << combine_method() << ")\n";
@@ -118,6 +243,7 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
                        100 * (c.book->median - d.median) / d.median);
   else
     out << "book: not every launch has a book D*: not combined\n";
+  print_states(out, c.states, "D*", 1, "");
 }
 
 void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c) {
@@ -149,6 +275,10 @@ void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, c
                         100 * r.time_s.between_share, dis.empty() ? "-" : dis);
     out << line << "\n";
   }
+  for (const auto& r : c.rows) {
+    out << fmt::format("# {}: ", row_name(r.key));
+    print_states(out, r.states, "time", 1e6, " us");
+  }
   if (!c.partial.empty())
     out << fmt::format("# {} rows not measured by every launch, not combined (first: {})\n", c.partial.size(),
                        row_name(c.partial.front()));
@@ -172,6 +302,8 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
               {"method", combine_method()}};
   out["book"] = c.book ? combined_json(*c.book) : json();
   out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
+  out["states"] = states_json(c.states);
+  out["prediction_set"] = prediction_set_json(c.states);
   return out;
 }
 
@@ -193,7 +325,9 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
                     {"bytes", r.key.bytes},
                     {"time_us", combined_json(r.time_s, 1e6)},
                     {"launches_time_us", per},
-                    {"busbw_GBps", busbw / 1e9}});
+                    {"busbw_GBps", busbw / 1e9},
+                    {"states", states_json(r.states, 1e6)},
+                    {"prediction_set_us", prediction_set_json(r.states, 1e6)}});
   }
   json partial = json::array();
   for (const auto& k : c.partial) partial.push_back(row_name(k));
@@ -216,6 +350,13 @@ std::string sweep_combination_csv(const launches::LaunchSet& set, const launches
   row("combined", "", "", "D", c.d_star.median, c.d_star.low, c.d_star.high);
   row("prediction", "", "", "D", c.d_star.median, c.d_star.predict_low, c.d_star.predict_high);
   if (c.book) row("combined", "", "", "D_book", c.book->median, c.book->low, c.book->high);
+  // Each state: its combined D* and its prediction, the launch column naming the state.
+  for (const auto& st : c.states.states) {
+    const std::string name = "state " + st.name;
+    row("state", name, "", "D", st.value.median, st.value.low, st.value.high);
+    row("state_prediction", name, "", "D", st.value.median, st.predict_low, st.predict_high);
+    if (st.book) row("state", name, "", "D_book", st.book->median, st.book->low, st.book->high);
+  }
   return out;
 }
 
@@ -233,6 +374,10 @@ std::string coll_combination_csv(const launches::LaunchSet& set, const launches:
                        r.time_s.high * 1e6, busbw / 1e9);
     out += fmt::format("prediction,,{},{:.6g},{:.6g},{:.6g},\n", head, r.time_s.median * 1e6,
                        r.time_s.predict_low * 1e6, r.time_s.predict_high * 1e6);
+    for (const auto& st : r.states.states)
+      out += fmt::format("state_prediction,state {},{},{:.6g},{:.6g},{},\n", st.name, head, st.value.median * 1e6,
+                         st.predict_low * 1e6,
+                         std::isinf(st.predict_high) ? std::string("inf") : fmt::format("{:.6g}", st.predict_high * 1e6));
   }
   return out;
 }

@@ -26,6 +26,19 @@ nlohmann::json coll_combination_json(const launches::LaunchSet& set, const launc
 std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c);
 std::string coll_combination_csv(const launches::LaunchSet& set, const launches::CollCombination& c);
 
+// The states the launches' own levels show (launches/states.h), as JSON:
+// each state's launches, share, levels, combination and prediction
+// (values times `scale`: 1e6 for a coll row's microseconds), the mixed
+// launches, and the method.
+nlohmann::json states_json(const launches::StateSplit& s, double scale = 1);
+// The prediction set: each state's interval for the next launch with how
+// often the state was seen (values times `scale`).
+nlohmann::json prediction_set_json(const launches::StateSplit& s, double scale = 1);
+// A state's levels in words: "T_comm at S 330 us, W 6.89 GB/s, C 96.5 GFLOP/s".
+std::string state_levels_text(const std::vector<launches::StateLevel>& levels);
+// How the states are found, in words.
+std::string states_method(const launches::StateSplit& s);
+
 // How the combined numbers are made, in words (console and JSON), from the
 // percentiles that give a launch's own spread.
 std::string combine_method(int within_low = launches::kWithinLowPercentile,

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "report/answer.h"
+#include "report/combine_report.h"
 #include "report/svg_plot.h"
 #include "util/units.h"
 
@@ -146,7 +147,8 @@ std::string launches_section(const bringup::BringUp& b) {
     for (std::size_t i = 0; i < c.each.size(); ++i) {
       const auto& l = c.each[i];
       rows.push_back({std::to_string(i + 1), l.path, l.D ? count_text(*l.D) : "-", bounds_text(l.interval),
-                      l.stability.empty() ? "-" : l.stability});
+                      l.stability.empty() ? "-" : l.stability,
+                      i < c.launch_states.size() ? c.launch_states[i] : std::string("-")});
       if (!l.D) continue;
       each.x.push_back(static_cast<double>(i + 1));
       each.y.push_back(*l.D);
@@ -155,11 +157,35 @@ std::string launches_section(const bringup::BringUp& b) {
     }
     chart.series.push_back(each);
     if (c.D) chart.horizontal.push_back({fmt::format("combined {}* = {} {}", c.swept, count_text(*c.D), bounds_text(c.interval)), "#d62728", *c.D, ""});
-    if (c.next_launch.low) chart.horizontal.push_back({"next launch, low end " + count_text(*c.next_launch.low), "#ff7f0e", *c.next_launch.low, "4,3"});
-    if (c.next_launch.high) chart.horizontal.push_back({"next launch, high end " + count_text(*c.next_launch.high), "#ff7f0e", *c.next_launch.high, "4,3"});
+    if (c.states.size() > 1) {
+      // The prediction set: each state's interval for the next launch.
+      const char* colours[] = {"#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"};
+      for (std::size_t k = 0; k < c.states.size() && k < std::size(colours); ++k) {
+        const auto& st = c.states[k];
+        const std::string who = fmt::format("state {} ({} of {})", st.name, st.seen, st.of);
+        if (st.next_launch.low)
+          chart.horizontal.push_back({who + ": next launch, low end " + count_text(*st.next_launch.low), colours[k], *st.next_launch.low, "4,3"});
+        if (st.next_launch.high)
+          chart.horizontal.push_back({who + ": next launch, high end " + count_text(*st.next_launch.high), colours[k], *st.next_launch.high, "4,3"});
+      }
+    } else {
+      if (c.next_launch.low) chart.horizontal.push_back({"next launch, low end " + count_text(*c.next_launch.low), "#ff7f0e", *c.next_launch.low, "4,3"});
+      if (c.next_launch.high) chart.horizontal.push_back({"next launch, high end " + count_text(*c.next_launch.high), "#ff7f0e", *c.next_launch.high, "4,3"});
+    }
     if (c.book) chart.horizontal.push_back({fmt::format("book {}*_book = {}", c.swept, count_text(*c.book)), kBookColor, *c.book, "6,3,2,3"});
     body += svg::render(chart);
-    body += table({"launch", "record", c.swept + "*", "95% within the launch", "stability"}, rows);
+    body += table({"launch", "record", c.swept + "*", "95% within the launch", "stability", "state"}, rows);
+    // The states side by side: the prediction set.
+    std::vector<std::vector<std::string>> states;
+    for (const auto& st : c.states)
+      states.push_back({st.name + (st.tentative ? " (tentative)" : ""), fmt::format("{} of {}", st.seen, st.of),
+                        fmt::format("{:.0f}%", 100 * st.share), state_levels_text(st.levels),
+                        st.value ? count_text(*st.value) + " " + bounds_text(st.interval) : "-",
+                        bounds_text(st.next_launch)});
+    if (!states.empty())
+      body += table({"state", "launches", "share", "its ceilings' levels", c.swept + "* (95% across its launches)",
+                     "next launch (95%)"},
+                    states);
   }
   // Sweeps not combined, side by side.
   if (b.combines.empty() && b.sweeps.size() > 1) {

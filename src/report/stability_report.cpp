@@ -87,6 +87,7 @@ nlohmann::json stability_json(const stability::Stability& s) {
           {"block_samples", s.block_samples},
           {"samples", s.samples},
           {"median", s.median},
+          {"noise_sd_log", s.noise_sd_log},
           {"method", stability_method()}};
 }
 

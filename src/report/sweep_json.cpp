@@ -507,6 +507,43 @@ nlohmann::json crossover_json(const sweep::SweepAnalysis& a, const SearchReport&
 }
 
 
+nlohmann::json history_state_json(const launches::LaunchHistory& h, const std::vector<launches::PlacedPart>& parts) {
+  if (!h.has_states)
+    return {{"path", h.path},
+            {"has_states", false},
+            {"note", "the history record has no states (made before combine recorded them): only its "
+                     "launch-to-launch spread is used"}};
+  nlohmann::json each = nlohmann::json::array();
+  for (const auto& p : parts) {
+    nlohmann::json x = {{"share", p.share}, {"D", p.value > 0 ? nlohmann::json(p.value) : nlohmann::json()}};
+    if (p.placement.state) {
+      const auto& k = h.states[*p.placement.state];
+      x["state"] = k.name;
+      x["seen_in"] = k.launches_seen;
+      x["of"] = k.launches;
+      x["tentative"] = k.tentative;
+      x["expected"] = {k.predict_low, std::isfinite(k.predict_high) ? nlohmann::json(k.predict_high) : nlohmann::json()};
+      x["inside"] = p.value > 0 && k.predict_low <= p.value && p.value <= k.predict_high;
+    } else {
+      x["state"] = nullptr;
+      if (p.placement.differing)
+        x["differing"] = {{"quantity", launches::to_string(*p.placement.differing)},
+                          {"is", launches::describe(*p.placement.differing)},
+                          {"value", p.placement.value},
+                          {"unit", launches::unit_of(*p.placement.differing)},
+                          {"nearest_state", p.placement.nearest},
+                          {"nearest_level", p.placement.known_level}};
+    }
+    each.push_back(std::move(x));
+  }
+  return {{"path", h.path},
+          {"has_states", true},
+          {"parts", each},
+          {"method", "this launch's own levels (T_comm at S, the ring probe's W, the GEMM's rate) against each "
+                     "state's: within max(material ratio, z x sqrt(own noise^2 + the state's spread^2)) on every "
+                     "level they share, the nearest such state; none: a state not seen before"}};
+}
+
 nlohmann::json sweep_stability_json(const sweep::SweepAnalysis& a) {
   if (!a.stability.computed) return nullptr;
   nlohmann::json states = nlohmann::json::array();

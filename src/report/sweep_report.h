@@ -56,6 +56,11 @@ nlohmann::json point_ranks_json(const sweep::PointDerived& d, const std::vector<
 // The document's results from the run so far: "ceilings", "points" (each
 // with its ranks, on `hosts`), "crossover", "stability", "two_level" (with
 // `two` and the probes), "summary" and whether the run is "complete".
+// With --history: where this launch's own levels place it among the
+// history's states, part by part (launches::place_launch), as JSON
+// (crossover.history_state).
+nlohmann::json history_state_json(const launches::LaunchHistory& h, const std::vector<launches::PlacedPart>& parts);
+
 void add_sweep_results_json(nlohmann::json& doc, const sweep::SweepPlan& plan, const sweep::RunCeilings& ceilings,
                             const sweep::SweepAnalysis& analysis, const std::vector<sweep::PointRecord>& points,
                             const SearchReport& search, const std::optional<sweep::TwoLevelProbes>& levels,

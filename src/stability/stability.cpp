@@ -145,6 +145,14 @@ Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,
     runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
   }
 
+  {
+    double squares = 0;
+    for (const auto& r : runs)
+      for (std::size_t b = r.first; b <= r.last; ++b)
+        squares += (blocks[b].value - std::log(r.median)) * (blocks[b].value - std::log(r.median));
+    if (blocks.size() > runs.size())
+      out.noise_sd_log = std::sqrt(squares / static_cast<double>(blocks.size() - runs.size()));
+  }
   for (const auto& r : runs) {
     Level l;
     l.median = r.median;

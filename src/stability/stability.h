@@ -94,6 +94,12 @@ struct Stability {
   std::size_t block_samples = 0;  // samples per block, at least (all of them when there are fewer)
   ChangePointWork work;           // what the change-point search cost
   double median = 0;              // over every sample
+  // The measurement's own noise at one level: the standard deviation of
+  // the blocks' log medians around their level's log median (the levels
+  // after merging), 0 with fewer blocks than levels + 1. What two launches'
+  // levels must differ by, beyond chance, to be two states
+  // (launches/states.h).
+  double noise_sd_log = 0;
 };
 
 Stability assess(const std::vector<TimedWindow>& windows, double material_ratio,

@@ -40,6 +40,7 @@
 #include "model/roofline.h"
 #include "stability/stability.h"
 #include "launches/combination.h"
+#include "launches/states.h"
 #include "sweep/book_interval.h"
 #include "sweep/fit.h"
 #include "sweep/overlap_model.h"

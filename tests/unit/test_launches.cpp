@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "launches/combination.h"
 #include "launches/combined_records.h"
 #include "launches/records.h"
+#include "launches/states.h"
 #include "stability/statistics.h"
 #include "sweep/fit.h"
 #include "util/error.h"
@@ -241,6 +243,251 @@ TEST(CombineRecords, CollRowsEveryLaunchMeasured) {
   EXPECT_NEAR(c.rows[0].busbw_factor, 1.0, 1e-9);  // busbw = algbw on this record
   ASSERT_EQ(c.partial.size(), 1u);
   EXPECT_EQ(c.partial[0].bytes, 4096u);
+}
+
+// A sweep record whose ceilings sit at the given levels: T_comm at S
+// (seconds) with its own noise, the ring probe's W and C_peak, D* with a
+// +-5% interval, the book's D* at 0.8x.
+json sweep_at(double D, double t_comm_s, double noise = 0.02, double W = 7e9, double C = 9.6e10) {
+  json doc = sweep_record(D);
+  doc["ceilings"] = {{"C_flops_per_s", C},
+                     {"t_comm_measured_s", t_comm_s},
+                     {"ring_probe", {{"W_bytes_per_s", W}}}};
+  doc["crossover"]["D_empirical_ci"] = {D * 0.95, D * 1.05};
+  doc["stability"] = {{"verdict", "stable"},
+                      {"t_comm", {{"verdict", "stable"}, {"median", t_comm_s}, {"noise_sd_log", noise},
+                                  {"material_ratio", 1.1 / 0.9}, {"max_ratio", 1.0}}},
+                      {"gemm", {{"verdict", "stable"}, {"noise_sd_log", 0.01}}},
+                      {"ceilings", {{"ring probe at 2 MiB", {{"verdict", "stable"}, {"noise_sd_log", 0.02}}}}}};
+  return doc;
+}
+
+// Launch i of a state: its levels and D* moved by a small launch effect
+// (evenly spread within +-3%, deterministic).
+double jitter(std::size_t i, std::size_t n) { return std::exp(0.03 * (2.0 * static_cast<double>(i) / std::max<std::size_t>(n - 1, 1) - 1)); }
+
+SweepCombination combined(const std::vector<json>& docs) {
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < docs.size(); ++i) paths.push_back("l" + std::to_string(i + 1) + ".json");
+  return combine_sweeps(read_launches(paths, docs));
+}
+
+const LaunchState* state_with(const StateSplit& s, std::size_t launches) {
+  for (const auto& x : s.states)
+    if (x.launches.size() == launches) return &x;
+  return nullptr;
+}
+
+// Two planted states: T_comm 100 us with D* about 25 in 3 launches, 330 us
+// with D* about 110 in 9, interleaved in time. Each state is found with
+// its launches, and each state's prediction, made without one of its
+// launches, holds that launch.
+TEST(LaunchStates, TwoPlantedStatesFoundAndEachPredictsItsOwnHeldOutLaunch) {
+  std::vector<json> fast, slow;
+  for (std::size_t i = 0; i < 3; ++i) fast.push_back(sweep_at(25 * jitter(i, 3), 100e-6 * jitter(2 - i, 3)));
+  for (std::size_t i = 0; i < 9; ++i) slow.push_back(sweep_at(110 * jitter(i, 9), 330e-6 * jitter(8 - i, 9)));
+  std::vector<json> all;
+  for (std::size_t i = 0; i < 9; ++i) {
+    all.push_back(slow[i]);
+    if (i % 3 == 1) all.push_back(fast[i / 3]);
+  }
+  const SweepCombination c = combined(all);
+  ASSERT_EQ(c.states.states.size(), 2u);
+  EXPECT_TRUE(c.states.mixed.empty());
+  const LaunchState& a = c.states.states[0];
+  const LaunchState& b = c.states.states[1];
+  EXPECT_EQ(a.name, "A");
+  EXPECT_EQ(a.launches.size(), 9u);
+  EXPECT_EQ(b.launches.size(), 3u);
+  EXPECT_NEAR(a.share, 0.75, 1e-12);
+  EXPECT_FALSE(a.tentative);
+  EXPECT_FALSE(b.tentative);
+  EXPECT_NEAR(a.value.median, 110, 5);
+  EXPECT_NEAR(b.value.median, 25, 2);
+  ASSERT_TRUE(b.book);
+  EXPECT_NEAR(b.book->median, 20, 2);  // the book's D* from that state's own launches
+  // One wide interval would hold both; each state's holds only its own.
+  EXPECT_GT(a.predict_low, b.predict_high);
+
+  // Held out: the last launch of each state, predicted by the others.
+  std::vector<json> train(slow.begin(), slow.end() - 1);
+  train.insert(train.end(), fast.begin(), fast.end() - 1);
+  const SweepCombination t = combined(train);
+  ASSERT_EQ(t.states.states.size(), 2u);
+  const LaunchState* ts = state_with(t.states, 8);
+  const LaunchState* tf = state_with(t.states, 2);
+  ASSERT_TRUE(ts && tf);
+  const double slow_out = slow.back()["crossover"]["D_empirical"], fast_out = fast.back()["crossover"]["D_empirical"];
+  EXPECT_TRUE(ts->predict_low <= slow_out && slow_out <= ts->predict_high)
+      << slow_out << " outside [" << ts->predict_low << ", " << ts->predict_high << "]";
+  EXPECT_TRUE(tf->predict_low <= fast_out && fast_out <= tf->predict_high)
+      << fast_out << " outside [" << tf->predict_low << ", " << tf->predict_high << "]";
+  // And each held-out launch's own levels place it in its state.
+  const auto known = [&](const LaunchState& s) {
+    return KnownState{s.name, static_cast<int>(s.launches.size()), t.states.launches, s.tentative, s.levels,
+                      s.predict_low, s.predict_high};
+  };
+  const std::vector<KnownState> k = {known(t.states.states[0]), known(t.states.states[1])};
+  const auto levels_of = [](const json& doc) { return sweep_readings(doc).parts.front().levels; };
+  const Placement ps = place(levels_of(slow.back()), k, t.states.material_ratio, t.states.significance);
+  const Placement pf = place(levels_of(fast.back()), k, t.states.material_ratio, t.states.significance);
+  ASSERT_TRUE(ps.state && pf.state);
+  EXPECT_EQ(k[*ps.state].name, ts->name);
+  EXPECT_EQ(k[*pf.state].name, tf->name);
+  // A launch whose GEMM ran at half the rate is in a state not seen before,
+  // and the level that differs is named.
+  const Placement other = place(levels_of(sweep_at(110, 330e-6, 0.02, 7e9, 4.8e10)), k, t.states.material_ratio,
+                                t.states.significance);
+  EXPECT_FALSE(other.state);
+  ASSERT_TRUE(other.differing);
+  EXPECT_EQ(*other.differing, LevelQuantity::GemmRate);
+  EXPECT_DOUBLE_EQ(other.value, 4.8e10);
+}
+
+TEST(LaunchStates, OnePlantedStateIsOneState) {
+  std::vector<json> docs;
+  for (std::size_t i = 0; i < 12; ++i) docs.push_back(sweep_at(110 * jitter(i, 12), 330e-6 * jitter(11 - i, 12)));
+  const SweepCombination c = combined(docs);
+  ASSERT_EQ(c.states.states.size(), 1u);
+  EXPECT_EQ(c.states.states[0].launches.size(), 12u);
+  EXPECT_DOUBLE_EQ(c.states.states[0].share, 1);
+  EXPECT_EQ(c.states.states[0].predict_low, c.d_star.predict_low);
+}
+
+// Launches in one state whose own measurements are noisy (sd 20% per
+// block): levels 1.3x apart are within that noise and stay one state; the
+// same levels from quiet launches (1%) are three.
+TEST(LaunchStates, NoisyLaunchesInOneStateAreNotSplit) {
+  const auto docs = [](double noise) {
+    std::vector<json> d;
+    for (const double t : {100e-6, 130e-6, 170e-6, 100e-6, 130e-6, 170e-6}) d.push_back(sweep_at(t * 3e5, t, noise));
+    return d;
+  };
+  EXPECT_EQ(combined(docs(0.2)).states.states.size(), 1u);
+  EXPECT_EQ(combined(docs(0.01)).states.states.size(), 3u);
+  // Nor does a launch effect smaller than the material ratio split quiet ones.
+  std::vector<json> close;
+  for (const double t : {100e-6, 110e-6, 118e-6, 105e-6}) close.push_back(sweep_at(t * 3e5, t, 0.001));
+  EXPECT_EQ(combined(close).states.states.size(), 1u);
+}
+
+// A launch that changed state inside itself is split into its states where
+// its record has the crossing per state, and named mixed where not; a
+// state seen in one launch is tentative.
+TEST(LaunchStates, ALaunchThatChangedStateIsSplitOrNamedMixed) {
+  std::vector<json> docs;
+  for (std::size_t i = 0; i < 4; ++i) docs.push_back(sweep_at(110 * jitter(i, 4), 330e-6 * jitter(i, 4)));
+  json both = sweep_at(90, 250e-6);
+  both["stability"]["t_comm"]["verdict"] = "unstable";
+  both["stability"]["t_comm"]["max_ratio"] = 3.3;
+  both["stability"]["crossover_per_state"] = {
+      {{"quantity", "t_comm"}, {"level_s", 100e-6}, {"share", 0.25}, {"D", 25.0}, {"book_D", 20.0}},
+      {{"quantity", "t_comm"}, {"level_s", 330e-6}, {"share", 0.75}, {"D", 108.0}, {"book_D", 88.0}}};
+  docs.push_back(both);
+  const SweepCombination c = combined(docs);
+  ASSERT_EQ(c.states.states.size(), 2u);
+  EXPECT_EQ(c.states.states[0].launches.size(), 5u);  // the four and launch 5's slow part
+  EXPECT_NEAR(c.states.states[0].share, 4.75 / 5, 1e-12);
+  EXPECT_EQ(c.states.states[1].launches, std::vector<std::size_t>{4});
+  EXPECT_TRUE(c.states.states[1].tentative);
+  EXPECT_NEAR(c.states.states[1].value.median, 25, 1e-9);
+  EXPECT_EQ(c.states.states[1].prediction_from, "the other states' launches (pooled)");
+  EXPECT_LT(c.states.states[1].predict_high, c.states.states[0].predict_low);
+  // Without a crossing in one of its states: mixed, left out.
+  docs.back()["stability"]["crossover_per_state"][0]["D"] = nullptr;
+  const SweepCombination m = combined(docs);
+  ASSERT_EQ(m.states.mixed.size(), 1u);
+  EXPECT_EQ(m.states.mixed[0].first, 4u);
+  EXPECT_NE(m.states.mixed[0].second.find("no crossing"), std::string::npos);
+  ASSERT_EQ(m.states.states.size(), 1u);
+  EXPECT_EQ(m.states.states[0].launches.size(), 4u);
+}
+
+// coll: each row's launches grouped by the row's time.
+TEST(LaunchStates, CollRowsByTheirTime) {
+  const auto coll = [](double t_us) {
+    json results = json::array();
+    results.push_back({{"collective", "all_reduce"}, {"impl", "ring"}, {"in_place", false}, {"bytes", 1048576},
+                       {"time_us", {{"median", t_us}}}, {"time_us_ci95", {t_us * 0.95, t_us * 1.05}},
+                       {"stability", {{"verdict", "stable"}, {"noise_sd_log", 0.03}, {"material_ratio", 1.1 / 0.9}}}});
+    return json{{"command", "coll"}, {"ranks", 2}, {"settings", {{"impl", "ring"}}}, {"results", results}};
+  };
+  std::vector<json> docs;
+  std::vector<std::string> paths;
+  for (const double t : {330.0, 95.0, 340.0, 325.0, 100.0, 335.0}) {
+    docs.push_back(coll(t));
+    paths.push_back("c" + std::to_string(docs.size()));
+  }
+  const CollCombination c = combine_colls(read_launches(paths, docs));
+  ASSERT_EQ(c.rows.size(), 1u);
+  const StateSplit& s = c.rows[0].states;
+  ASSERT_EQ(s.states.size(), 2u);
+  EXPECT_EQ(s.states[0].launches.size(), 4u);
+  EXPECT_EQ(s.states[1].launches, (std::vector<std::size_t>{1, 4}));
+  EXPECT_NEAR(s.states[1].value.median * 1e6, 97.5, 1e-6);
+}
+
+// `sweep --history` reads a combine record's states (levels and spreads)
+// and places a launch among them; a record made before states still
+// works (no states), and a state it cannot read is refused by name.
+TEST(LaunchStates, HistoryCarriesTheStatesAndOlderRecordsStillWork) {
+  std::vector<json> docs;
+  for (std::size_t i = 0; i < 4; ++i) docs.push_back(sweep_at(110 * jitter(i, 4), 330e-6 * jitter(i, 4)));
+  for (std::size_t i = 0; i < 3; ++i) docs.push_back(sweep_at(25 * jitter(i, 3), 100e-6 * jitter(i, 3)));
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < docs.size(); ++i) paths.push_back("l" + std::to_string(i + 1) + ".json");
+  const LaunchSet set = read_launches(paths, docs);
+  const SweepCombination c = combine_sweeps(set);
+  ASSERT_EQ(c.states.states.size(), 2u);
+  // The record as combine writes it, reduced to what --history reads.
+  json states = json::array();
+  for (const auto& st : c.states.states) {
+    json levels = json::array();
+    for (const auto& l : st.levels)
+      levels.push_back({{"quantity", to_string(l.quantity)}, {"median", l.median}, {"spread_sd_log", l.spread_sd_log}});
+    states.push_back({{"name", st.name}, {"launches_seen", st.launches.size()}, {"tentative", st.tentative},
+                      {"levels", levels}, {"prediction_interval", {st.predict_low, st.predict_high}}});
+  }
+  json record = {{"command", "combine"}, {"of", "sweep"}, {"ranks", 2}, {"settings", set.settings},
+                 {"D", {{"launches", 7}, {"median", 100.0}, {"between_sd_log", 0.5}, {"within_sd_log", 0.05}}},
+                 {"states", {{"list", states}, {"material_ratio", 1.1 / 0.9}, {"significance", 0.01}}}};
+  const std::string path = ::testing::TempDir() + "history-states.json";
+  const auto write = [&](const json& j) { std::ofstream(path) << j.dump(); };
+  write(record);
+  const LaunchHistory h = read_history(path, set.settings, 2);
+  ASSERT_TRUE(h.has_states);
+  ASSERT_EQ(h.states.size(), 2u);
+  EXPECT_EQ(h.states[0].launches, 7);
+  const auto placed = place_launch(sweep_readings(sweep_at(24, 101e-6)), h);
+  ASSERT_EQ(placed.size(), 1u);
+  ASSERT_TRUE(placed[0].placement.state);
+  EXPECT_EQ(h.states[*placed[0].placement.state].name, "B");
+  const auto unseen = place_launch(sweep_readings(sweep_at(60, 200e-6)), h);
+  ASSERT_EQ(unseen.size(), 1u);
+  EXPECT_FALSE(unseen[0].placement.state);
+  EXPECT_EQ(*unseen[0].placement.differing, LevelQuantity::CollectiveAtS);
+  // An older record: no states, the spread alone.
+  json old = record;
+  old.erase("states");
+  write(old);
+  const LaunchHistory o = read_history(path, set.settings, 2);
+  EXPECT_FALSE(o.has_states);
+  EXPECT_TRUE(place_launch(sweep_readings(sweep_at(24, 101e-6)), o).empty());
+  EXPECT_DOUBLE_EQ(o.between_sd_log, 0.5);
+  // A level it cannot read.
+  record["states"]["list"][0]["levels"][0]["quantity"] = "bogus";
+  write(record);
+  try {
+    read_history(path, set.settings, 2);
+    FAIL() << "accepted an unknown level";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown level 'bogus'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LaunchStates, NormalQuantile) {
+  EXPECT_NEAR(normal_quantile(0.995), 2.5758, 1e-4);
+  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-9);
 }
 
 TEST(CombineRecords, PercentilesTravelWithInfinityAsNull) {
