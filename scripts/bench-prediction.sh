@@ -19,9 +19,12 @@
 #    (a bootstrap over the launch's rounds) and its verdict; then the same
 #    coverage per size.
 #  Across launches, through `shardroof combine`:
-#   - --calibrate N: first N launches of each (the sweep with
-#     --calibrate-budget-s, 20 s by default: what scripts/quickstart.sh main
-#     runs), combined into a prediction; or --prediction FILE and
+#   - --calibrate N: first N launches of each, with the settings of the
+#     launches judged (a prediction is for the next launch of the same
+#     settings: shorter calibration launches read D* about 25% higher here),
+#     combined into a prediction; --calibrate-budget-s S gives the
+#     calibration sweeps --budget-s S (what scripts/quickstart.sh main runs
+#     with 20) instead; or --prediction FILE and
 #     --coll-prediction FILE, combine records made before. Then: how many
 #     of the K launches land inside the prediction interval for the next
 #     launch (at least 8 of 10; an interval that holds every launch and is
@@ -60,7 +63,7 @@ spacing=""
 sizes="1M,4M,16M"
 out=""
 calibrate=0
-calibrate_budget=20
+calibrate_budget=""
 prediction=""
 coll_prediction=""
 history=""
@@ -106,11 +109,13 @@ history_flags=()
 # Calibration: N shorter launches of the sweep and N of coll, combined
 # into the predictions the K launches are judged against.
 if (( calibrate > 0 )); then
-  echo "bench-prediction: calibration: $calibrate launches of sweep (--budget-s $calibrate_budget) and of coll, then combine" >&2
+  cal_flags=()
+  [[ -n "$calibrate_budget" ]] && cal_flags=(--budget-s "$calibrate_budget" --min-span-s "$(( calibrate_budget * 2 / 5 ))")
+  echo "bench-prediction: calibration: $calibrate launches of sweep${cal_flags[*]+ ${cal_flags[*]}} and of coll, then combine" >&2
   cal_sweeps=() cal_colls=()
   for ((k = 1; k <= calibrate; k++)); do
     mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/cal-sweep-$k.json" \
-      --budget-s "$calibrate_budget" --min-span-s "$(( calibrate_budget * 2 / 5 ))" "$@" \
+      ${cal_flags[@]+"${cal_flags[@]}"} "$@" \
       > "$OUT/cal-sweep-$k.txt" 2> "$OUT/cal-sweep-$k.err" || { echo "bench-prediction: calibration sweep $k failed" >&2; exit 1; }
     mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" coll --force --impl ring --json "$OUT/cal-coll-$k.json" \
       -b "$min_size" -e "$max_size" -f 4 > "$OUT/cal-coll-$k.txt" 2> "$OUT/cal-coll-$k.err" \
