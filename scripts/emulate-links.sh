@@ -48,7 +48,8 @@
 # sweep's budget is SHARDROOF_EMULATE_BUDGET_S seconds per configuration
 # (default 90, 100 on 4 ranks: enough for the rounds to spread over 30 s
 # at 0.5 Gbit/s), the tbf queue SHARDROOF_EMULATE_TBF_LATENCY
-# (default 100ms). Records and summary.tsv land in --out.
+# (default 100ms), its burst SHARDROOF_EMULATE_TBF_BURST bytes (default
+# below). Records and summary.tsv land in --out.
 #
 # Needs root and iproute2 (ip, tc with the tbf qdisc). Exit status: 0 pass,
 # 1 fail, 77 cannot run here (not root, no netns or tbf): CTest reports it
@@ -71,7 +72,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,69p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -146,8 +147,13 @@ probe() {
   teardown
 }
 
-# rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes.
-burst_for() { awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'; }
+# rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes, or
+# SHARDROOF_EMULATE_TBF_BURST bytes (to measure what the burst does to the
+# emulated link: docs/emulation.md).
+burst_for() {
+  if [[ -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]]; then echo "$SHARDROOF_EMULATE_TBF_BURST"; return; fi
+  awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'
+}
 
 # setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
 setup() {
