@@ -518,7 +518,13 @@ TEST(CrossoverSearch, StartsAtThePowerOfTwoNearestThePrediction) {
 TEST(SweepAnalysis, TheNextLaunchFromHistoryIsCombinesFormula) {
   const std::vector<PointRecord> points = {steady(256, t_math_at(256), kTcomm), steady(512, t_math_at(512), kTcomm)};
   AnalysisOptions o;
-  o.history = launches::LaunchHistory{"history.json", 5, 0.1, 0.05, 400};
+  launches::LaunchHistory history;
+  history.path = "history.json";
+  history.launches = 5;
+  history.between_sd_log = 0.1;
+  history.within_sd_log = 0.05;
+  history.median = 400;
+  o.history = history;
   const SweepAnalysis a = analyze(plan_2x1024(), 2, ceilings(kTcomm), points, o);
   ASSERT_TRUE(a.empirical.D && a.next_launch_interval);
   const double sd = std::sqrt(0.1 * 0.1 + 0.05 * 0.05);
