@@ -290,7 +290,7 @@ TEST(GpuPeak, AmpereAndVoltaRowsAndTheirSources) {
   v100.max_clock_hz = 1.53e9;
   EXPECT_NEAR(gpu_compute_limit(v100, DataType::Half, false)->flops_per_s, 125e12, 0.5e12);
   EXPECT_FALSE(gpu_compute_limit(v100, DataType::BFloat16, false));  // no bfloat16 tensor cores
-  for (const auto [major, minor] : {std::pair{7, 0}, std::pair{8, 0}, std::pair{9, 0}}) {
+  for (const auto& [major, minor] : {std::pair{7, 0}, std::pair{8, 0}, std::pair{9, 0}}) {
     const SmThroughput* row = sm_throughput(major, minor);
     ASSERT_TRUE(row);
     EXPECT_NE(std::string(row->source).find("whitepaper"), std::string::npos);

@@ -1,0 +1,2 @@
+// Compiled only to build the precompiled header every test executable
+// reuses (tests/CMakeLists.txt, shardroof_test_pch).
