@@ -72,15 +72,6 @@ std::string unit_of(LevelQuantity q) {
   return "";
 }
 
-double normal_quantile(double p) {
-  double lo = -40, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 double state_gap_log(double noise_a, double noise_b, double material_ratio, double z) {
   return std::max(std::log(std::max(material_ratio, 1.0)), z * std::sqrt(noise_a * noise_a + noise_b * noise_b));
 }
@@ -90,7 +81,7 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
   out.launches = static_cast<int>(readings.size());
   out.material_ratio = options.material_ratio;
   out.significance = options.significance;
-  out.z = normal_quantile(1 - options.significance / 2);
+  out.z = stability::normal_quantile(1 - options.significance / 2);
   for (std::size_t i = 0; i < readings.size(); ++i) {
     if (!readings[i].mixed.empty() || readings[i].parts.empty()) {
       out.mixed.emplace_back(i, readings[i].mixed.empty() ? "no estimate" : readings[i].mixed);
@@ -236,7 +227,7 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
 Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownState>& known, double material_ratio,
                 double significance) {
   Placement out;
-  const double z = normal_quantile(1 - significance / 2);
+  const double z = stability::normal_quantile(1 - significance / 2);
   // Each state's distance: the largest over shared quantities of |gap| in
   // units of the gap that says two states (> 1: another state).
   double nearest = INFINITY;

@@ -118,9 +118,6 @@ struct StateSplit {
 // `readings[i]` is launch i's. Deterministic.
 StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateOptions& options = {});
 
-// The standard normal's p-quantile (0 < p < 1).
-double normal_quantile(double p);
-
 // The smallest difference of log level that says two states, for two
 // readings with these noises (step 1 above).
 double state_gap_log(double noise_a, double noise_b, double material_ratio, double z);

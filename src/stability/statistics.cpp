@@ -143,6 +143,15 @@ double student_t_quantile(double p, int df) {
   return (lo + hi) / 2;
 }
 
+double normal_quantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 Bounds next_launch_interval(double centre, double sd, int launches, int centred_on, double level) {
   const double t = student_t_quantile((1 + level) / 2, std::max(launches, 2) - 1);
   const double half = t * sd * std::sqrt(1 + 1.0 / std::max(centred_on, 1));

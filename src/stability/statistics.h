@@ -145,6 +145,9 @@ MedianInterval median_interval(const TimeStats& t, double level = 0.95, int repl
 // (df >= 1), from the inverse of its distribution function.
 double student_t_quantile(double p, int df);
 
+// The standard normal's p-quantile (0 < p < 1), the same way.
+double normal_quantile(double p);
+
 // Where the next launch's estimate falls, with probability `level`, on the
 // log scale of a positive quantity:
 //   exp(centre +- t(K-1) x s x sqrt(1 + 1/n))

@@ -486,8 +486,8 @@ TEST(LaunchStates, HistoryCarriesTheStatesAndOlderRecordsStillWork) {
 }
 
 TEST(LaunchStates, NormalQuantile) {
-  EXPECT_NEAR(normal_quantile(0.995), 2.5758, 1e-4);
-  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-9);
+  EXPECT_NEAR(stability::normal_quantile(0.995), 2.5758, 1e-4);
+  EXPECT_NEAR(stability::normal_quantile(0.5), 0, 1e-9);
 }
 
 TEST(CombineRecords, PercentilesTravelWithInfinityAsNull) {
