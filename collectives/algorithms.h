@@ -12,10 +12,12 @@
 //   direct    one round in which every rank receives every contribution
 //             whole: the lowest latency for tiny messages (direct.h;
 //             AllReduce and ReduceScatter).
-//   hier      two levels for ranks grouped into nodes: a ring inside each
-//             node, rings across nodes on 1/K of the data each, a ring
-//             inside the node again (hierarchical.h; AllReduce and
-//             ReduceScatter). Needs CollectiveOptions::hier.node_of_rank.
+//   hier      L levels for ranks grouped into nodes (and the nodes into
+//             groups, level above level): a ring inside each node, rings
+//             across the nodes of a group on 1/K of the data each, and so
+//             up, then back down (hierarchical.h; AllReduce and
+//             ReduceScatter). Needs CollectiveOptions::hier.node_of_rank
+//             (and .group_of_rank past two levels).
 //   auto      picks per call by message size and rank count from a measured
 //             tuning table (auto_collective.h, tuning.h) among auto_candidates
 //             and native; algorithm() then names the last choice, e.g.

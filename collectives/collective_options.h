@@ -17,10 +17,15 @@ struct BroadcastOptions {
   int root = 0;
 };
 
-// The two-level collectives (hierarchical.h).
+// The hierarchical collectives (hierarchical.h): the levels of
+// hierarchy_layout.h, innermost first.
 struct HierarchicalOptions {
-  // A label of each rank's node, indexed by rank (node_layout.h).
+  // A label of each rank's node, indexed by rank (node_layout.h): level 0.
   std::vector<int> node_of_rank;
+  // For each level above the node but the outermost, innermost first, a
+  // label of each rank's group at that level. Empty: two levels (the nodes,
+  // and all of them).
+  std::vector<std::vector<int>> group_of_rank;
 };
 
 struct CollectiveOptions {

@@ -2,26 +2,23 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "collectives/blocks.h"
 #include "collectives/error.h"
 #include "collectives/ring_all_gather.h"
 #include "collectives/ring_detail.h"
+#include "collectives/sub_transport.h"
 
 namespace shardroof::coll {
 namespace {
 
-// Tags of the four phases, above the base the options give.
-constexpr int kIntraReduceTag = 0;
-constexpr int kIntraGatherTag = 1;
-constexpr int kInterReduceTag = 2;
-constexpr int kInterGatherTag = 3;
-
-NodeLayout layout_for(const Transport& transport, const CollectiveOptions& options) {
+HierarchyLayout layout_for(const Transport& transport, const CollectiveOptions& options) {
   if (options.hier.node_of_rank.size() != static_cast<std::size_t>(transport.size()))
     throw InvalidArgument("the hier algorithm needs the node of each of the " + std::to_string(transport.size()) +
                           " ranks (got " + std::to_string(options.hier.node_of_rank.size()) + ")");
-  return NodeLayout(options.hier.node_of_rank);
+  return HierarchyLayout(options.hier.node_of_rank, options.hier.group_of_rank);
 }
 
 CollectiveOptions with_tag(CollectiveOptions o, int offset) {
@@ -31,22 +28,50 @@ CollectiveOptions with_tag(CollectiveOptions o, int offset) {
 
 }  // namespace
 
+// The ring of one level and its reduce-scatter phase (with its scratch):
+// tags tag + 2l (reduce-scatter) and tag + 2l + 1 (all-gather).
+struct HierarchicalCollective::Level {
+  Level(Transport& parent, std::vector<int> members, MemoryOps& memory, const CollectiveOptions& options, int level)
+      : ring(parent, std::move(members)), gather_tag(options.tag + 2 * level + 1),
+        reduce(ring, memory, with_tag(options, 2 * level)) {}
+  SubTransport ring;
+  int gather_tag;
+  detail::RingReduceScatterPhase reduce;
+};
+
 HierarchicalCollective::HierarchicalCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
                                                const CollectiveOptions& options)
     : kind_(kind), transport_(transport), memory_(memory), options_(options),
-      layout_(layout_for(transport, options)),
-      intra_(transport, layout_.node_ranks(layout_.node(transport.rank()))),
-      inter_(transport, layout_.peers_across_nodes(layout_.local_index(transport.rank()))),
-      intra_phase_(std::make_unique<detail::RingReduceScatterPhase>(intra_, memory,
-                                                                    with_tag(options, kIntraReduceTag))),
-      inter_phase_(std::make_unique<detail::RingReduceScatterPhase>(inter_, memory,
-                                                                    with_tag(options, kInterReduceTag))),
-      packed_(std::make_unique<detail::ScratchPool>()), piece_(std::make_unique<detail::ScratchPool>()) {
+      layout_(layout_for(transport, options)), packed_(std::make_unique<detail::ScratchPool>()),
+      piece_(std::make_unique<detail::ScratchPool>()) {
   if (kind != CollectiveKind::AllReduce && kind != CollectiveKind::ReduceScatter)
     throw InvalidArgument("the hier algorithm has no " + std::string(to_string(kind)));
   if (kind == CollectiveKind::ReduceScatter && !layout_.consecutive_ranks())
-    throw InvalidArgument("hier reduce_scatter needs each node's ranks consecutive (" + layout_.describe() +
-                          " with rank = node * ranks per node + local index); map the ranks by slot");
+    throw InvalidArgument("hier reduce_scatter needs each unit of each level consecutive ranks (" +
+                          layout_.describe() +
+                          " with rank = c_0 + g_0 (c_1 + g_1 (...)), the ranks of a node in a row, the nodes of a "
+                          "group in a row, ...); map the ranks by slot");
+  const int rank = transport.rank();
+  for (int l = 0; l < layout_.levels(); ++l)
+    levels_.push_back(std::make_unique<Level>(transport, layout_.peers(rank, l), memory, options, l));
+  pieces_.resize(static_cast<std::size_t>(layout_.levels()));
+  // Place p of the regrouped input: p's digits by the level sizes, c_{L-1}
+  // fastest, name the block of the rank c_0 + g_0 (c_1 + ...).
+  for (int p = 0; p < layout_.ranks(); ++p) {
+    int rest = p;
+    int block = 0;
+    int stride = 1;
+    std::vector<int> digit(static_cast<std::size_t>(layout_.levels()));
+    for (int l = layout_.levels() - 1; l >= 0; --l) {
+      digit[static_cast<std::size_t>(l)] = rest % layout_.size(l);
+      rest /= layout_.size(l);
+    }
+    for (int l = 0; l < layout_.levels(); ++l) {
+      block += digit[static_cast<std::size_t>(l)] * stride;
+      stride *= layout_.size(l);
+    }
+    packed_order_.push_back(block);
+  }
 }
 
 HierarchicalCollective::~HierarchicalCollective() = default;
@@ -62,65 +87,84 @@ void HierarchicalCollective::run(const void* send, void* recv, std::size_t count
 void HierarchicalCollective::all_reduce(const void* send, void* recv, std::size_t count, DataType type,
                                         ReduceOp op) {
   const std::size_t es = size_of(type);
-  const int l = layout_.local_index(transport_.rank());
   const ReduceOp reduce_op = op == ReduceOp::Avg ? ReduceOp::Sum : op;
-  const BlockPartition pieces(count, intra_.size());
-  // 1. Inside the node: piece l summed over the node lands at its place in recv.
-  if (intra_.size() > 1)
-    intra_phase_->run(send, recv, nullptr, count, type, reduce_op);
-  else if (send != recv)
-    memory_.copy(recv, send, count * es);
-  // 2. Across the nodes: piece l summed over all ranks, in place.
-  auto* piece = static_cast<std::byte*>(recv) + pieces.offset(l) * es;
-  const std::size_t piece_count = pieces.size(l);
-  if (inter_.size() > 1) {
-    inter_phase_->run(piece, piece, nullptr, piece_count, type, reduce_op);
-    ring_all_gather_in_place(inter_, piece, piece_count, es, options_.tag + kInterGatherTag, options_.tracer);
+  const int top = layout_.levels() - 1;
+  auto* out = static_cast<std::byte*>(recv);
+  // The pieces are read from the input until a level has reduced them into
+  // the output, and from the output after.
+  const auto* in = static_cast<const std::byte*>(send);
+  Piece piece{0, count};
+  // Up: each level leaves its sub-piece, summed over its unit, in place.
+  for (int l = 0; l < top; ++l) {
+    pieces_[static_cast<std::size_t>(l)] = piece;
+    Level& level = *levels_[static_cast<std::size_t>(l)];
+    if (level.ring.size() == 1) continue;
+    level.reduce.run(in + piece.offset * es, out + piece.offset * es, nullptr, piece.count, type, reduce_op);
+    in = out;
+    const BlockPartition parts(piece.count, level.ring.size());
+    piece = {piece.offset + parts.offset(level.ring.rank()), parts.size(level.ring.rank())};
   }
-  if (op == ReduceOp::Avg) memory_.divide(piece, piece_count, type, transport_.size());
-  // 3. Inside the node: every piece to every rank.
-  if (intra_.size() > 1)
-    ring_all_gather_in_place(intra_, recv, count, es, options_.tag + kIntraGatherTag, options_.tracer);
+  // Top: the last piece summed over all ranks.
+  pieces_[static_cast<std::size_t>(top)] = piece;
+  Level& outer = *levels_[static_cast<std::size_t>(top)];
+  if (outer.ring.size() > 1) {
+    outer.reduce.run(in + piece.offset * es, out + piece.offset * es, nullptr, piece.count, type, reduce_op);
+    ring_all_gather_in_place(outer.ring, out + piece.offset * es, piece.count, es, outer.gather_tag, options_.tracer);
+  } else if (in != out) {
+    // One rank: nothing moved.
+    memory_.copy(out, in, count * es);
+  }
+  if (op == ReduceOp::Avg) memory_.divide(out + piece.offset * es, piece.count, type, transport_.size());
+  // Down: every sub-piece to every rank of each level's ring.
+  for (int l = top - 1; l >= 0; --l) {
+    Level& level = *levels_[static_cast<std::size_t>(l)];
+    if (level.ring.size() == 1) continue;
+    const Piece& p = pieces_[static_cast<std::size_t>(l)];
+    ring_all_gather_in_place(level.ring, out + p.offset * es, p.count, es, level.gather_tag, options_.tracer);
+  }
 }
 
 void HierarchicalCollective::reduce_scatter(const void* send, void* recv, std::size_t count, DataType type,
                                             ReduceOp op) {
   const std::size_t es = size_of(type);
-  const int rank = transport_.rank();
-  const int k = intra_.size();
-  const int m = inter_.size();
   const ReduceOp reduce_op = op == ReduceOp::Avg ? ReduceOp::Sum : op;
   const BlockPartition blocks(count, transport_.size());
-  const BlockPartition pieces(count, k);
-  const std::size_t my_count = blocks.size(rank);
+  const std::size_t my_count = blocks.size(transport_.rank());
+  const int working = layout_.working_levels();
 
-  // 0. Regroup: piece l = blocks l, K + l, 2K + l, ... (node order). With one
-  // node or one rank per node that is the input's own order.
-  const auto* input = static_cast<const std::byte*>(send);
-  if (k > 1 && m > 1) {
-    auto* packed = static_cast<std::byte*>(packed_->get(memory_, count * es));
+  // 0. Regroup (c_0 slowest). With one level that moves data the order is
+  // the ranks' own: none.
+  const auto* piece = static_cast<const std::byte*>(send);
+  std::byte* packed = nullptr;
+  std::byte* scratch = nullptr;
+  if (working > 1) {
+    packed = static_cast<std::byte*>(packed_->get(memory_, count * es));
     std::size_t at = 0;
-    for (int l = 0; l < k; ++l)
-      for (int node = 0; node < m; ++node) {
-        const int b = node * k + l;
-        memory_.copy(packed + at * es, input + blocks.offset(b) * es, blocks.size(b) * es);
-        at += blocks.size(b);
-      }
-    input = packed;
+    for (const int b : packed_order_) {
+      memory_.copy(packed + at * es, piece + blocks.offset(b) * es, blocks.size(b) * es);
+      at += blocks.size(b);
+    }
+    piece = packed;
+    int first = 0;
+    while (layout_.size(first) == 1) ++first;
+    scratch = static_cast<std::byte*>(piece_->get(memory_, BlockPartition(count, layout_.size(first)).max_size() * es));
   }
-  // 1. Inside the node: piece l summed over the node.
-  const int l = layout_.local_index(rank);
-  const std::byte* piece = input;
-  if (k > 1) {
-    auto* reduced = static_cast<std::byte*>(piece_->get(memory_, pieces.max_size() * es));
-    intra_phase_->run(input, nullptr, reduced, count, type, reduce_op);
-    piece = reduced;
+  // Each level: sub-piece c_l of the piece, summed over the level's unit;
+  // the last one that moves data writes the rank's block. The pieces go
+  // to the scratch and the regrouped input in turn (each level's input is
+  // the previous level's output).
+  std::size_t n = count;
+  int done = 0;
+  for (const auto& level : levels_) {
+    if (level->ring.size() == 1) continue;
+    ++done;
+    const BlockPartition parts(n, level->ring.size());
+    std::byte* target = done == working ? static_cast<std::byte*>(recv) : piece == scratch ? packed : scratch;
+    level->reduce.run(piece, nullptr, target, n, type, reduce_op);
+    piece = target;
+    n = parts.size(level->ring.rank());
   }
-  // 2. Across the nodes: block node * K + l of piece l, summed over all ranks.
-  if (m > 1)
-    inter_phase_->run(piece, nullptr, recv, pieces.size(l), type, reduce_op);
-  else if (piece != recv)
-    memory_.copy(recv, piece, my_count * es);
+  if (working == 0 && send != recv) memory_.copy(recv, send, my_count * es);
   if (op == ReduceOp::Avg) memory_.divide(recv, my_count, type, transport_.size());
 }
 

@@ -54,6 +54,14 @@ void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node) {
       ->capture_default_str();
 }
 
+void add_levels_flag(CLI::App& app, std::string& levels) {
+  app.add_option("--levels", levels,
+                 "Levels of groups above the node for hier, innermost first: g1 consecutive nodes per group, g2 "
+                 "groups per larger group, ..., the last the number of outermost groups (they multiply to the "
+                 "number of nodes; 2,2 on 8 ranks of 2 per node: 2 x 2 x 2). Default: Slurm's switch levels "
+                 "(SLURM_TOPOLOGY_ADDR) where set, else none (two levels)");
+}
+
 bool check_enabled(int check) {
   if (check != 0 && check != 1) throw_usage("--check: must be 0 or 1, got {}", check);
   return check == 1;

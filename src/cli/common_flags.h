@@ -60,6 +60,9 @@ void check_gemm_flags(const ComputeFlags& flags, Backend backend);
 // two levels, emulated nodes); 0, the default: the ranks that share memory.
 // util/topology.h checks that K divides the ranks.
 void add_ranks_per_node_flag(CLI::App& app, int& ranks_per_node);
+// --levels g1,g2,... (coll): levels of groups above the node for hier,
+// innermost first; util/topology.h checks that they multiply to the nodes.
+void add_levels_flag(CLI::App& app, std::string& levels);
 
 struct OutputFlags {
   std::string json;

@@ -58,6 +58,7 @@ struct CollFlags {
   int batch = 20;
   int root = 0;
   int ranks_per_node = 0;
+  std::string levels;
   std::string tuning;
   std::string tune;
   std::vector<std::string> tune_from;
@@ -134,6 +135,7 @@ class CollCommand final : public Command {
         ->capture_default_str();
     app.add_option("-r,--root", f_.root, "Root rank of broadcast")->capture_default_str();
     add_ranks_per_node_flag(app, f_.ranks_per_node);
+    add_levels_flag(app, f_.levels);
     app.add_option("--tuning", f_.tuning, "Tuning table (TOML) that --impl auto chooses by (default: the built-in one)");
     // Not `--tune FILE`: Open MPI's launcher takes `--tune FILE` in a
     // program's arguments (after `-n N`) as its own parameter file.
@@ -170,8 +172,9 @@ class CollCommand final : public Command {
     Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = make_plan();
-      topology = with_ranks_per_node(topology, f_.ranks_per_node);
+      topology = with_levels(with_ranks_per_node(topology, f_.ranks_per_node), f_.levels);
       plan.ring.hier.node_of_rank = topology.node_of_rank;
+      plan.ring.hier.group_of_rank = topology.group_of_rank;
       if (f_.tune.empty()) add_or_check_hier(plan, topology, f_.impl == "all");
       if (f_.root < 0 || f_.root >= ctx.mpi.size())
         throw_usage("--root: {} is not a rank (0 to {})", f_.root, ctx.mpi.size() - 1);
@@ -203,17 +206,24 @@ class CollCommand final : public Command {
     std::unique_ptr<CommSetup> setup;
     run_agreed(ctx.mpi.world(), [&] { setup = make_comm_setup(backend, transport, ctx.mpi.world()); });
     // The model column's link, measured before the collectives (--model).
-    const CollModelInputs model_in =
-        f_.tune.empty() ? measure_coll_model(*setup, ctx.mpi.world(), plan, topology.node_of_rank,
+    // hier over more than two levels has no model here (the two-level one
+    // would price every level above the node as the link between nodes):
+    // no two-level probe, and its rows go without.
+    const bool two_levels = topology.group_of_rank.empty();
+    CollModelInputs model_in =
+        f_.tune.empty() ? measure_coll_model(*setup, ctx.mpi.world(), plan,
+                                             two_levels ? topology.node_of_rank : std::vector<int>{},
                                              topology.nodes > 1 ? topology.ranks_per_node : 0, model_choice)
                         : CollModelInputs{};
+    if (!two_levels) model_in.hier_link.reset();
     const int rounds = f_.rounds == "auto" ? (f_.tune.empty() ? kDefaultRounds : 1) : parse_rounds(f_.rounds);
     const double min_span_s = f_.tune.empty() ? parse_number(f_.min_span_s, "--min-span-s") : 0.0;
     trace::Recorder* recorder = out.start_trace();
     out.begin_document({{"ranks", ctx.mpi.size()},
                         {"settings", coll_settings_json(plan, {kinds, rounds, min_span_s, f_.impl, f_.compute.backend,
                                                                f_.transport, f_.stepfactor, f_.stepbytes, table_source,
-                                                               f_.tune, f_.ranks_per_node})},
+                                                               f_.tune, f_.ranks_per_node,
+                                                               two_levels ? std::vector<int>{} : topology.level_sizes})},
                         {"aggregation", aggregation_note(plan.timing)},
                         {"topology", topology_json(topology)},
                         {"results", nlohmann::json::array()}});

@@ -246,7 +246,7 @@ const std::vector<std::string>& compared_settings(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> fields = {
       {"coll",
        {"collective", "datatype", "op", "impl", "backend", "transport", "sizes", "timing", "batch", "segment_bytes",
-        "root", "pattern", "ranks_per_node"}},
+        "root", "pattern", "ranks_per_node", "levels"}},
       {"link", {"sizes", "pairs", "seed", "pattern"}},
       {"sweep",
        {"B", "F", "D", "datatype", "collective", "impl", "backend", "transport", "threads", "overlap", "segment_bytes",

@@ -20,11 +20,20 @@ bool measures_direct(const CollPlan& plan, coll::CollectiveKind kind, bool every
                       [](coll::Algorithm i) { return i == coll::Algorithm::Direct || i == coll::Algorithm::Auto; }) != plan.impls.end();
 }
 
-// K when hier ReduceScatter runs on nodes of K ranks (its scratch), else 0.
+// The levels of `topology` that move data (more than one unit in a unit).
+std::vector<int> working_levels(const Topology& topology) {
+  std::vector<int> working;
+  for (const int g : topology.level_sizes)
+    if (g > 1) working.push_back(g);
+  return working;
+}
+
+// When hier ReduceScatter regroups its input (two levels or more move
+// data), the size of the first level that does (its scratch), else 0.
 int hier_scratch_ranks(const CollPlan& plan, coll::CollectiveKind kind, const Topology& topology) {
   const bool hier = std::find(plan.impls.begin(), plan.impls.end(), coll::Algorithm::Hier) != plan.impls.end();
-  const bool two_levels = topology.nodes > 1 && topology.ranks_per_node > 1;
-  return hier && two_levels && kind == coll::CollectiveKind::ReduceScatter ? topology.ranks_per_node : 0;
+  const std::vector<int> working = working_levels(topology);
+  return hier && working.size() > 1 && kind == coll::CollectiveKind::ReduceScatter ? working.front() : 0;
 }
 
 }  // namespace
@@ -68,8 +77,8 @@ void add_or_check_hier(CollPlan& plan, const Topology& topology, bool impl_all) 
     if (!why.empty()) throw_usage("--impl hier: {}", why);
     return;
   }
-  if (impl_all && why.empty() && coll::supports(coll::Algorithm::Hier, plan.kind) && topology.nodes > 1 &&
-      topology.ranks_per_node > 1)
+  if (impl_all && why.empty() && coll::supports(coll::Algorithm::Hier, plan.kind) &&
+      working_levels(topology).size() > 1)
     impls.insert(std::find(impls.begin(), impls.end(), coll::Algorithm::Native), coll::Algorithm::Hier);
 }
 

@@ -23,9 +23,9 @@ std::vector<coll::CollectiveKind> coll_kinds(const std::string& text, bool tunin
 // "all", one name, or a comma-separated list of names (--impl).
 std::vector<coll::Algorithm> parse_coll_impls(const std::string& text, coll::CollectiveKind kind);
 
-// hier needs equal nodes (and for reduce_scatter consecutive ranks); `all`
-// (`impl_all`: --impl all) runs it where it differs from the ring: several
-// nodes of several ranks.
+// hier needs equal nodes and groups (and for reduce_scatter consecutive
+// ranks); `all` (`impl_all`: --impl all) runs it where it differs from the
+// ring: two levels or more that move data (several nodes of several ranks).
 void add_or_check_hier(CollPlan& plan, const Topology& topology, bool impl_all);
 
 // MPI counts are ints: the native collectives cannot move some sizes.
@@ -41,9 +41,10 @@ std::uint64_t coll_bytes_needed(const CollPlan& plan, const std::vector<coll::Co
 // What measure_collectives allocates per rank at `bytes` (send, recv, in
 // place, its pristine copy, two host staging arrays), plus one more array
 // for the MPI library's own temporaries, direct AllReduce's N receive
-// slots when it runs, and hier ReduceScatter's scratch on nodes of
-// `hier_k` ranks (0: it does not run): the regrouped input and the
-// node's reduced piece (collectives/hierarchical.cpp). Rank 0 holds the
+// slots when it runs, and hier ReduceScatter's scratch where its first
+// level that moves data has `hier_k` units (0: it does not run, or
+// regroups nothing): the regrouped input and that level's reduced piece
+// (collectives/hierarchical.cpp). Rank 0 holds the
 // largest blocks.
 std::uint64_t coll_bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes, std::size_t es, int nranks,
                                   bool direct, int hier_k);

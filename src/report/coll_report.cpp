@@ -269,6 +269,8 @@ nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& in) 
   if (std::find(in.kinds.begin(), in.kinds.end(), coll::CollectiveKind::Broadcast) != in.kinds.end())
     s["root"] = plan.ring.broadcast.root;
   s["ranks_per_node"] = in.ranks_per_node == 0 ? nlohmann::json("shared memory") : nlohmann::json(in.ranks_per_node);
+  // Only with levels above the node, so that two-level records compare as before (gate.cpp).
+  if (!in.levels.empty()) s["levels"] = in.levels;
   if (!in.tune_to.empty()) {
     s["tune_to"] = in.tune_to;
     s["collectives"] = names;

@@ -30,6 +30,7 @@ struct CollSettings {
   std::string impl, backend, transport, stepfactor, stepbytes, table_source;
   std::string tune_to;      // "" without --tune-to
   int ranks_per_node = 0;   // 0: one shared-memory node
+  std::vector<int> levels;  // hier's level sizes with levels above the node; empty: two levels
 };
 nlohmann::json coll_settings_json(const CollPlan& plan, const CollSettings& settings);
 

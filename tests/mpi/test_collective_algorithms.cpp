@@ -1,8 +1,8 @@
 // The algorithms other than the ring (pairwise, direct, hier over 1 and 2
-// ranks per node, and auto switching between them by a tuning table), and broadcast and all-to-all (ours, auto
-// and native), against the exact expected values of the collectives'
-// traits: every collective they
-// implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
+// ranks per node and over three levels, and auto switching between them by
+// a tuning table), and broadcast and all-to-all (ours, auto and native),
+// against the exact expected values of the collectives' traits: every
+// collective they implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
 // 1048579}, in place and out of place, with the default segment size and a
 // small one (many segments per block). Inputs must come back unchanged out
 // of place, and nothing may be written past an output.
@@ -35,6 +35,7 @@ namespace shardroof::coll {
 namespace {
 
 using shardroof::testing::world_rank;
+using shardroof::testing::max_test_count;
 using shardroof::testing::world_size;
 
 constexpr const auto& kTypes = shardroof::testing::kAllTypes;
@@ -297,6 +298,150 @@ TEST(Hierarchical, RefusesMissingOrInterleavedNodes) {
     }
   }
   EXPECT_FALSE(supports(Algorithm::Hier, CollectiveKind::AllGather));
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+// hier over L levels (collectives/hierarchy_layout.h), on the level
+// shapes that make this run's ranks (innermost first: ranks per node, nodes
+// per group, ..., groups): three levels and two, levels of one unit among
+// them; units of consecutive ranks for both collectives, and for AllReduce
+// also nodes interleaved across the ranks (rank r on node r mod M), which
+// ReduceScatter refuses. Every type with Sum and Avg, over counts below
+// the rank count (odd ones among them), around it, a prime, and for float
+// a count that small segments cut into many.
+struct LevelShape {
+  std::vector<int> sizes;
+  bool interleaved;
+};
+
+std::vector<LevelShape> level_shapes(int n) {
+  switch (n) {
+    case 1: return {{{1, 1, 1}, false}};
+    case 2: return {{{1, 2, 1}, false}, {{2, 1, 1}, false}};
+    case 3: return {{{1, 1, 3}, false}, {{3, 1, 1}, false}};
+    case 4: return {{{2, 1, 2}, false}, {{1, 2, 2}, false}};
+    case 6: return {{{1, 3, 2}, false}, {{2, 3}, false}, {{3, 1, 2}, false}};
+    case 8: return {{{2, 2, 2}, false}, {{2, 4}, false}, {{4, 2}, false}, {{2, 2, 2}, true}};
+    case 12: return {{{2, 3, 2}, false}, {{3, 2, 2}, false}, {{2, 2, 3}, true}};
+    default: return {{{1, 1, n}, false}};
+  }
+}
+
+// The hier options of `shape` on n ranks: rank r sits at place p (p = r,
+// or with interleaved nodes the place that puts it on node r mod M), and
+// place p's unit at level l is p / (g_0 ... g_l).
+CollectiveOptions level_options(int n, const LevelShape& shape) {
+  const int ranks_per_node = shape.sizes.front();
+  const int nodes = n / ranks_per_node;
+  CollectiveOptions o;
+  o.hier.group_of_rank.resize(shape.sizes.size() - 2);
+  for (int r = 0; r < n; ++r) {
+    const int p = shape.interleaved ? (r % nodes) * ranks_per_node + r / nodes : r;
+    int span = ranks_per_node;
+    o.hier.node_of_rank.push_back(p / span);
+    for (std::size_t i = 0; i + 2 < shape.sizes.size(); ++i) {
+      span *= shape.sizes[i + 1];
+      o.hier.group_of_rank[i].push_back(p / span);
+    }
+  }
+  return o;
+}
+
+std::string shape_name(const LevelShape& shape) {
+  std::ostringstream name;
+  for (std::size_t l = 0; l < shape.sizes.size(); ++l) name << (l == 0 ? "" : "x") << shape.sizes[l];
+  if (shape.interleaved) name << " interleaved";
+  return name.str();
+}
+
+class HierarchyLevels : public ::testing::TestWithParam<CollectiveKind> {};
+
+TEST_P(HierarchyLevels, MatchExpectedValues) {
+  const CollectiveKind kind = GetParam();
+  const int rank = world_rank();
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  std::ostringstream failures;
+  const auto u = static_cast<std::size_t>(n);
+  std::vector<std::size_t> counts = {0, 1, 3, 5, u - 1, u, u + 1, 2 * u + 3, 1031};
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  for (const DataType type : kTypes) {
+    std::vector<std::size_t> type_counts = counts;
+    if (type == DataType::Float && max_test_count() >= 65537) type_counts.push_back(65537);
+    for (const LevelShape& shape : level_shapes(n)) {
+      CollectiveOptions options = level_options(n, shape);
+      if (shape.interleaved && kind == CollectiveKind::ReduceScatter) {
+        bool refused = false;
+        try {
+          make_collective(Algorithm::Hier, kind, transport, memory, options);
+        } catch (const InvalidArgument&) {
+          refused = true;
+        }
+        if (!refused) failures << shape_name(shape) << ": reduce_scatter ran over interleaved nodes\n";
+        continue;
+      }
+      const auto collectives = default_and_small_segments(Algorithm::Hier, kind, transport, memory, options);
+      for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Avg})
+        for (const std::size_t count : type_counts) {
+          const Reference& ref = cached_reference(kind, count, type, op, rank, n, 0);
+          for (const bool in_place : {false, true}) {
+            // The small segments only where they cut a block into several.
+            const std::size_t runs = count * size_of(type) > 8 * 4096 ? collectives.size() : 1;
+            for (std::size_t k = 0; k < runs; ++k) {
+              const std::string p = run_and_check(*collectives[k], ref, count, type, op, in_place);
+              if (!p.empty())
+                failures << shape_name(shape) << (k == 1 ? " 4KiB " : " ") << to_string(type) << " "
+                         << to_string(op) << " count " << count << (in_place ? " in place: " : " out of place: ")
+                         << p << "\n";
+            }
+          }
+        }
+    }
+  }
+  EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
+}
+
+std::string kind_name(const ::testing::TestParamInfo<CollectiveKind>& info) {
+  return std::string(to_string(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, HierarchyLevels,
+                         ::testing::Values(CollectiveKind::AllReduce, CollectiveKind::ReduceScatter), kind_name);
+
+// Levels that cannot run are refused on every rank alike: groups that
+// split a node, groups of unequal numbers of nodes, a label list of the
+// wrong length.
+TEST(HierarchyLevels, RefusesUnequalOrSplitGroups) {
+  const int n = world_size();
+  MpiTransport transport(MPI_COMM_WORLD);
+  HostMemoryOps memory;
+  std::ostringstream failures;
+  const auto refused = [&](const CollectiveOptions& o) {
+    try {
+      make_collective(Algorithm::Hier, CollectiveKind::AllReduce, transport, memory, o);
+    } catch (const InvalidArgument&) {
+      return true;
+    }
+    return false;
+  };
+  CollectiveOptions split;    // nodes of 2; groups of 3 ranks split the second node
+  CollectiveOptions unequal;  // nodes of 1; a group of n - 1 and one of 1
+  CollectiveOptions long_labels;  // one group label too many
+  split.hier.group_of_rank.resize(1);
+  unequal.hier.group_of_rank.resize(1);
+  for (int r = 0; r < n; ++r) {
+    split.hier.node_of_rank.push_back(r / 2);
+    split.hier.group_of_rank[0].push_back(r / 3);
+    unequal.hier.node_of_rank.push_back(r);
+    unequal.hier.group_of_rank[0].push_back(r < n - 1 ? 0 : 1);
+  }
+  long_labels.hier.node_of_rank = unequal.hier.node_of_rank;
+  long_labels.hier.group_of_rank = {std::vector<int>(static_cast<std::size_t>(n) + 1, 0)};
+  if (n >= 4 && !refused(split)) failures << "ran with groups that split a node; ";
+  if (n >= 3 && !refused(unequal)) failures << "ran with unequal groups; ";
+  if (!refused(long_labels)) failures << "ran with a group label list longer than the ranks; ";
   EXPECT_ALL_RANKS(failures.str().empty(), failures.str());
 }
 
