@@ -303,6 +303,9 @@ PY
         if [[ $rc != 0 ]] || grep -q "Out of bounds values : [1-9]" "$f.txt"; then
           echo "FAILED: levels coll $impl $s on $n simulated ranks (exit $rc)" >&2; tail -5 "$f.txt" >&2
           failures=$((failures + 1))
+          # The table's row says why (137: killed, e.g. by the kernel for memory).
+          echo "FAILED: exit status $rc after $(python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['wall_s']))" "$f.wall.json") s$([[ $rc == 137 ]] && echo " (killed: SIGKILL, e.g. out of memory)")" > "$f.skipped"
+          rm -f "$f.json"
         fi
         stamp "levels: coll $impl $s on $n ranks ($groups), $(python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['wall_s']))" "$f.wall.json") s wall"
       done

@@ -211,8 +211,9 @@ def levels_table(args, lines):
                 if not doc:
                     skipped = base + ".skipped"
                     if os.path.exists(skipped):
-                        lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5}  skipped: "
-                                     + open(skipped).read().strip())
+                        text = open(skipped).read().strip()
+                        lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5}  "
+                                     + (text if text.startswith("FAILED") else "skipped: " + text))
                     elif impl == "ring":
                         lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5}  (no record)")
                     continue
