@@ -19,3 +19,19 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/hardware.cpp PROPERT
 # `sweep --model-hw`: the preset comparison and its reporter.
 target_sources(shardroof_core PRIVATE ${PROJECT_SOURCE_DIR}/src/model/preset_target.cpp
                                      ${PROJECT_SOURCE_DIR}/src/report/preset_report.cpp)
+# Topologies past two levels (configs/topology/*.toml, model/topology.h),
+# compiled in the same way.
+set(_shardroof_topology_dir ${PROJECT_SOURCE_DIR}/configs/topology)
+file(GLOB _shardroof_topologies CONFIGURE_DEPENDS ${_shardroof_topology_dir}/*.toml)
+set(_shardroof_topologies_inc ${PROJECT_BINARY_DIR}/generated/shardroof/topology_presets.inc)
+add_custom_command(
+  OUTPUT ${_shardroof_topologies_inc}
+  COMMAND ${CMAKE_COMMAND} -DPRESET_DIR=${_shardroof_topology_dir} -DOUTPUT=${_shardroof_topologies_inc}
+          -DLABEL=configs/topology -P ${PROJECT_SOURCE_DIR}/cmake/embed_hardware_presets.cmake
+  DEPENDS ${_shardroof_topologies} ${PROJECT_SOURCE_DIR}/cmake/embed_hardware_presets.cmake
+  COMMENT "Embedding topologies from configs/topology"
+  VERBATIM)
+target_sources(shardroof_core PRIVATE ${PROJECT_SOURCE_DIR}/src/model/topology.cpp ${_shardroof_topologies_inc})
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/topology.cpp PROPERTIES
+  COMPILE_DEFINITIONS "SHARDROOF_SOURCE_TOPOLOGY_DIR=\"${_shardroof_topology_dir}\""
+  OBJECT_DEPENDS ${_shardroof_topologies_inc})

@@ -8,6 +8,25 @@
 #        [--collectives "all_reduce reduce_scatter"] [--impls "ring pairwise direct hier"]
 #        [--sweep-ranks "16 64 256 1024"] [--no-sweep] [--skip-existing] [--out DIR]
 #        [--smpi-bin build-smpi/src/shardroof] [--bin build/src/shardroof]
+#        [--levels-ranks "64 256 1024 4096"] [--levels-sizes "256K 16M"]
+#        [--levels-topology h100-superpod] [--leaf-nodes 4]
+#
+# With --levels-ranks (--ranks "" --no-sweep runs that part alone): AllReduce
+# on L-level platforms (simulate.sh --topology) against the L-level model
+# (predict --topology, src/model/topology.h), at each rank count N and
+# --levels-sizes. The platform is --levels-topology's (links, node, the
+# top level's oversubscription) with level 1 made --leaf-nodes nodes and the
+# top level as many groups as N needs (N / (g_0 * leaf nodes), at least 2:
+# three levels from 64 ranks of 8 on), written to $out/levels-N.toml, the
+# one file both the platform and the model read. The ring always; hier with
+# `coll --impl hier --levels g0,g1,...` where this build takes that flag (a
+# row says "skipped" with the reason where it does not); and hier2, the
+# two-level hier with the groups below the top level as its nodes
+# (--ranks-per-node P_(L-2)), whose rings across them share the top level's
+# oversubscribed links, against the L-level model of those two levels
+# (predict --level). Each run's wall
+# time is kept ($out/levels-coll-*.wall.json); the table is
+# $out/levels-table.txt.
 #
 # Per rank count N (nodes of 8 ranks, a NIC per rank, a fat tree of
 # leaf switches of 16 nodes), compute injected from the preset:
@@ -37,7 +56,7 @@
 # otherwise. Nothing here judges the times.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ranks_list="16 64 256 1024"
 sweep_ranks=""
 hw=h100
@@ -49,6 +68,10 @@ skip_existing=0
 out=""
 smpi_bin="$repo/build-smpi/src/shardroof"
 bin="$repo/build/src/shardroof"
+levels_ranks=""
+levels_sizes="256K 16M"
+levels_topology=h100-superpod
+leaf_nodes=4
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ranks) ranks_list="$2"; shift 2 ;;
@@ -62,6 +85,10 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --smpi-bin) smpi_bin="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
+    --levels-ranks) levels_ranks="$2"; shift 2 ;;
+    --levels-sizes) levels_sizes="$2"; shift 2 ;;
+    --levels-topology) levels_topology="$2"; shift 2 ;;
+    --leaf-nodes) leaf_nodes="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -172,7 +199,121 @@ if [[ $do_sweep == 1 ]]; then
   done
 fi
 
+# L levels: the ring (and hier where coll takes --levels) against the L-level model.
+if [[ -n "$levels_ranks" ]]; then
+  # hier over L levels needs `coll --impl hier --levels`: taken when coll's
+  # help names the flag (and a run refused with a usage error is skipped
+  # with its message).
+  hier_levels=0
+  "$bin" coll --help 2>/dev/null | grep -q -- '--levels' && hier_levels=1
+  [[ $hier_levels == 1 ]] || stamp "hier over L levels skipped: this shardroof's coll has no --levels (coll --impl hier --levels g0,g1,... refused)"
+  for n in $levels_ranks; do
+    topo="$out/levels-$n.toml"
+    # The topology of N ranks: --levels-topology's levels, level 1 made
+    # --leaf-nodes nodes, the top level N / (ranks below) groups.
+    groups="$(python3 - "$repo" "$levels_topology" "$n" "$leaf_nodes" "$topo" <<'PY'
+import os, sys, tomllib
+repo, name, n, leaf, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+path = name if os.path.exists(name) else os.path.join(repo, "configs", "topology", name + ".toml")
+t = tomllib.load(open(path, "rb"))
+levels = t["levels"]
+if len(levels) < 3:
+    sys.exit(f"bench-simulation: --levels-topology {name} has {len(levels)} levels; the bench needs 3 or more")
+levels[1]["group_size"] = leaf
+below = 1
+for l in levels[:-1]:
+    below *= l["group_size"]
+if n % below or n // below < 2:
+    sys.exit(f"bench-simulation: {n} ranks do not make 2 or more groups of {below} (--leaf-nodes {leaf})")
+levels[-1]["group_size"] = n // below
+def value(v):
+    return f'"{v}"' if isinstance(v, str) else repr(v)
+with open(out, "w") as f:
+    f.write(f"# {name} with level 1 of {leaf} nodes and {n // below} groups at the top (scripts/bench-simulation.sh)\n")
+    f.write(f'name = "{t["name"]}-{n}"\n')
+    if "hardware" in t:
+        f.write(f'hardware = "{t["hardware"]}"\n')
+    for l in levels:
+        f.write("\n[[levels]]\n" + "".join(f"{k} = {value(v)}\n" for k, v in l.items()))
+print(",".join(str(l["group_size"]) for l in levels))
+PY
+)" || { failures=$((failures + 1)); continue; }
+    for s in $levels_sizes; do
+      b=$(( $(bytes_of "$s") / 4 / 1024 ))
+      predict --topology "$topo" -d float --B "$b" --F 1024 --collective all_reduce \
+        --json "$out/levels-predict-$n-$s.json" --force > /dev/null
+      shared=none
+      (( n * n * $(bytes_of "$s") > (1 << 34) )) && shared=1M
+      # The top level's oversubscription, checked with the two-level hier
+      # that exists everywhere: its "nodes" made the groups of level L-2
+      # (--ranks-per-node P_(L-2)), so its rings across them share the
+      # top level's links; the model is the L-level model of two levels:
+      # the ranks below the top level as one level at the flat ring's link
+      # over them, and the top level as it is (`predict --level`).
+      python3 - "$out/levels-predict-$n-$s.json" > "$out/levels-hier2-$n-$s.args" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+levels, pred = d["topology"]["levels"], d["levels"]
+below, top = pred[-2], levels[-1]
+print(below["ranks"], f"{below['ranks']}:{below['ring_link']['bytes_per_s']!r}:{below['ring_link']['latency_s']!r},"
+      f"{top['group_size']}:{top['bytes_per_s']!r}:{top['latency_s']!r}:{top['oversubscription']!r}")
+PY
+      read -r below_ranks hier2_levels < "$out/levels-hier2-$n-$s.args"
+      predict --hw h100 --level "$hier2_levels" -d float --B "$b" --F 1024 --collective all_reduce \
+        --json "$out/levels-predict-hier2-$n-$s.json" --force > /dev/null
+      for impl in ring hier hier2; do
+        f="$out/levels-coll-$n-$impl-$s"
+        [[ $skip_existing == 1 && -f "$f.json" ]] && { stamp "levels: coll $impl $s on $n ranks kept"; continue; }
+        # hier's --levels: every level's group size (g0,g1,...), or, where
+        # coll takes the node from the platform and --levels the groups
+        # above it, g1,...: the first that coll does not refuse.
+        tries=("")
+        [[ $impl == hier2 ]] && tries=("--ranks-per-node $below_ranks")
+        if [[ $impl == hier ]]; then
+          if [[ $hier_levels == 0 ]]; then
+            echo "coll --impl hier --levels $groups refused (this shardroof's coll has no --levels)" > "$f.skipped"
+            continue
+          fi
+          tries=("$groups" "${groups#*,}")
+        fi
+        for levels_arg in "${tries[@]}"; do
+          extra=()
+          if [[ $impl == hier2 ]]; then
+            read -r -a extra <<< "$levels_arg"
+          elif [[ -n "$levels_arg" ]]; then
+            extra=(--levels "$levels_arg")
+          fi
+          rc=0
+          start=$(date +%s.%N)
+          "$repo/scripts/simulate.sh" --bin "$smpi_bin" --ranks "$n" --topology "$topo" --shared-from "$shared" -- \
+            coll --collective all_reduce --impl "${impl%2}" "${extra[@]}" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
+            --min-span-s 0 --json "$f.json" --force > "$f.txt" 2>&1 || rc=$?
+          end=$(date +%s.%N)
+          [[ $impl == hier && $rc == 2 ]] || break
+        done
+        python3 -c "import json,sys; json.dump({'wall_s': float(sys.argv[2]) - float(sys.argv[1]), 'load_end': open('/proc/loadavg').read().split()[:3]}, open(sys.argv[3], 'w'))" \
+          "$start" "$end" "$f.wall.json"
+        if [[ $impl == hier && $rc == 2 ]]; then
+          { echo -n "coll --impl hier --levels $groups (and ${groups#*,}) refused: "
+            grep -m1 -v '^#' "$f.txt" || echo "exit status 2"; } > "$f.skipped"
+          rm -f "$f.json"
+          stamp "levels: hier on $n ranks skipped ($(cat "$f.skipped"))"
+          continue
+        fi
+        if [[ $rc != 0 ]] || grep -q "Out of bounds values : [1-9]" "$f.txt"; then
+          echo "FAILED: levels coll $impl $s on $n simulated ranks (exit $rc)" >&2; tail -5 "$f.txt" >&2
+          failures=$((failures + 1))
+          # The table's row says why (137: killed, e.g. by the kernel for memory).
+          echo "FAILED: exit status $rc after $(python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['wall_s']))" "$f.wall.json") s$([[ $rc == 137 ]] && echo " (killed: SIGKILL, e.g. out of memory)")" > "$f.skipped"
+          rm -f "$f.json"
+        fi
+        stamp "levels: coll $impl $s on $n ranks ($groups), $(python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['wall_s']))" "$f.wall.json") s wall"
+      done
+    done
+  done
+fi
+
 python3 "$repo/scripts/simulation_tables.py" --dir "$out" --ranks "$ranks_list" --sizes "$sizes" \
   --collectives "$collectives" --sweep-ranks "$( [[ $do_sweep == 1 ]] && echo "$sweep_ranks" )" --hw "$hw" \
-  --memory "$memory"
+  --memory "$memory" --levels-ranks "$levels_ranks" --levels-sizes "$levels_sizes"
 [[ $failures == 0 ]] || { echo "bench-simulation: $failures runs failed" >&2; exit 1; }

@@ -5,6 +5,7 @@
 #   scripts/simulate.sh --ranks 64 --hw h100 -- coll --impl ring,hier -b 1M -e 64M -d bfloat16
 #   scripts/simulate.sh --ranks 1024 --hw h100 -- sweep --D 1M,4M,16M,64M -d bfloat16
 #   scripts/simulate.sh --ranks 2 --rate 1 -- coll -b 1M -e 4M          # the emulated 1 Gbit/s link
+#   scripts/simulate.sh --ranks 1024 --topology h100-superpod -- coll --impl ring -b 16M -e 16M
 #
 # Platform (one of):
 #   --hw NAME|FILE        a hardware preset (configs/hardware/): nodes of
@@ -15,6 +16,13 @@
 #                         infiniband; --nics-per-node K shares them), the
 #                         nodes on a fat tree (--topology fat-tree, leaf
 #                         switches of --leaf-nodes 16 nodes) or one switch
+#   --topology LEVELS     an L-level topology (configs/topology/NAME.toml or
+#                         a TOML file; docs/hierarchy.md): nodes of its level
+#                         0's g_0 ranks on level 0's link, o_1 * g_0 NICs per
+#                         node on level 1's link, the levels above as a fat
+#                         tree whose up-links out of a group carry its
+#                         oversubscription o_l (0.5: a 2:1 spine); --ranks
+#                         must be its N; --hw defaults to its hardware
 #   --rate GBIT           every node's one link at GBIT Gbit/s, as
 #                         scripts/emulate-links.sh shapes it, with the network
 #                         factors calibrated against those links
@@ -52,7 +60,7 @@
 # bad input here).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,60p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "simulate.sh: $*" >&2; exit 2; }
 
 bin="$repo/build-smpi/src/shardroof"

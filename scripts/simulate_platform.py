@@ -3,7 +3,14 @@
 the SimGrid plugin src/sim/platform.cpp), its host file (rank i on host i)
 and the lines that describe it in the output.
 
-    simulate_platform.py --out DIR --ranks N (--hw PRESET | --rate GBIT) [options]
+    simulate_platform.py --out DIR --ranks N (--hw PRESET | --rate GBIT | --topology LEVELS) [options]
+
+--topology takes fat-tree or switch, or an L-level topology (a name in
+configs/topology/ or a TOML file, src/model/topology.h): level 0 is the
+node (its link inside), level 1 the NIC of each group of ranks out of it
+(oversubscription o_1: o_1 * g_0 NICs per node), and the levels above it
+the fat tree's switch levels, each with o_l * P_(l-1) NICs' worth of links
+out of a group of level l-1 (P the ranks of a group).
 
 Writes DIR/platform.params, DIR/hosts and DIR/describe.txt (comment lines
 for the output) and DIR/smpi.cfg (one --cfg=... per line for smpirun: the
@@ -30,6 +37,51 @@ def preset_path(name, repo):
             return os.path.join(d, name + ".toml")
     known = sorted(f[:-5] for f in os.listdir(os.path.join(repo, "configs", "hardware")) if f.endswith(".toml"))
     die(f"--hw {name}: no such preset (presets: {', '.join(known)})")
+
+
+def topology_path(name, repo):
+    if os.path.exists(name) or "/" in name or name.endswith(".toml"):
+        if not os.path.exists(name):
+            die(f"--topology {name}: no such file")
+        return name
+    path = os.path.join(repo, "configs", "topology", name + ".toml")
+    if os.path.exists(path):
+        return path
+    known = sorted(f[:-5] for f in os.listdir(os.path.join(repo, "configs", "topology")) if f.endswith(".toml"))
+    die(f"--topology {name}: fat-tree, switch, or a topology (configs/topology: {', '.join(known)}) or its TOML file")
+
+
+def load_levels(path, preset):
+    """The topology's levels, innermost first, each {name, g, W, a, o} with
+    W and a from the preset's link where the level names one (its own
+    numbers win), as src/model/topology.cpp resolves them."""
+    try:
+        with open(path, "rb") as f:
+            t = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        die(f"--topology {path}: {e}")
+    levels = []
+    for i, level in enumerate(t.get("levels", [])):
+        link = {}
+        if "link" in level:
+            _, link = find_link(preset, level["link"], f"--topology {path} level {i}")
+        W = level.get("bytes_per_s", link.get("bytes_per_s"))
+        a = level.get("latency_s", link.get("latency_s", 0))
+        g = level.get("group_size")
+        o = level.get("oversubscription", 1.0)
+        if not isinstance(g, int) or g < 1 or W is None or not W > 0 or not 0 < o <= 1:
+            die(f"--topology {path}: level {i} needs a whole group_size, a link or bytes_per_s, and an "
+                f"oversubscription in (0, 1]")
+        levels.append({"name": level.get("name", level.get("link", f"level {i}")), "g": g, "W": W, "a": a, "o": o})
+    if not levels:
+        die(f"--topology {path}: no [[levels]]")
+    return t, levels
+
+
+def whole(x, what):
+    if abs(x - round(x)) > 1e-9 * max(1.0, abs(x)) or round(x) < 1:
+        die(what)
+    return int(round(x))
 
 
 def find_link(preset, name, what):
@@ -78,6 +130,25 @@ def main():
     ap.add_argument("--calibration")
     a = ap.parse_args()
 
+    levels = None
+    level_topology = None
+    if a.topology not in (None, "fat-tree", "switch"):
+        if a.rate is not None:
+            die("--topology with levels takes its links from a hardware preset, not --rate")
+        for flag, value in (("--ranks-per-node", a.ranks_per_node), ("--nics-per-node", a.nics_per_node),
+                            ("--link-intra", a.link_intra), ("--link-inter", a.link_inter)):
+            if value is not None:
+                die(f"{flag}: the topology's levels say it (level 0: the node; level 1: its NICs)")
+        path = topology_path(a.topology, a.repo)
+        with open(path, "rb") as f:
+            try:
+                hw_of_topology = tomllib.load(f).get("hardware")
+            except tomllib.TOMLDecodeError as e:
+                die(f"--topology {path}: {e}")
+        a.hw = a.hw or hw_of_topology
+        if a.hw is None:
+            die(f"--topology {path}: no 'hardware' in it; give --hw PRESET (the chip)")
+        level_topology = path
     if (a.hw is None) == (a.rate is None):
         die("give one platform: --hw PRESET or --rate GBIT")
     if a.ranks < 1:
@@ -94,11 +165,32 @@ def main():
         except (OSError, tomllib.TOMLDecodeError) as e:
             die(f"--hw {a.hw}: {e}")
         name = preset.get("name", a.hw)
-        g = a.ranks_per_node or 8
-        intra_name, intra = find_link(preset, a.link_intra or preset.get("default_link"), "--link-intra")
-        inter_name, inter = find_link(preset, a.link_inter or default_inter_link(preset), "--link-inter")
-        nics = a.nics_per_node or g
-        topology = a.topology or "fat-tree"
+        if level_topology is not None:
+            topo, levels = load_levels(level_topology, preset)
+            n = 1
+            for level in levels:
+                n *= level["g"]
+            if n != a.ranks:
+                die(f"--ranks {a.ranks}: the topology {a.topology} holds {n} ranks "
+                    f"({' x '.join(str(l['g']) for l in levels)})")
+            g = levels[0]["g"]
+            if levels[0]["o"] != 1:
+                die(f"--topology {level_topology}: level 0 (the node) with oversubscription {levels[0]['o']}: a "
+                    f"simulated node gives each rank its own link")
+            intra_name = levels[0]["name"]
+            intra = {"bytes_per_s": levels[0]["W"], "latency_s": levels[0]["a"]}
+            top = levels[1] if len(levels) > 1 else levels[0]
+            inter_name = top["name"]
+            inter = {"bytes_per_s": top["W"], "latency_s": top["a"]}
+            nics = whole(top["o"] * g, f"--topology {level_topology}: level 1's oversubscription {top['o']} times the "
+                         f"{g} ranks of a node is not a whole number of NICs") if len(levels) > 1 else g
+            topology = "levels"
+        else:
+            g = a.ranks_per_node or 8
+            intra_name, intra = find_link(preset, a.link_intra or preset.get("default_link"), "--link-intra")
+            inter_name, inter = find_link(preset, a.link_inter or default_inter_link(preset), "--link-inter")
+            nics = a.nics_per_node or g
+            topology = a.topology or "fat-tree"
         compute = a.compute or "injected"
         params.update(intra_bytes_per_s=intra["bytes_per_s"], intra_latency_s=intra.get("latency_s", 0),
                       nic_bytes_per_s=inter["bytes_per_s"], nic_latency_s=inter.get("latency_s", 0))
@@ -162,13 +254,51 @@ def main():
     if g % nics != 0:
         die(f"--nics-per-node {nics} does not divide the {g} ranks of a node")
     nodes = a.ranks // g
-    if topology not in ("fat-tree", "switch"):
+    tree_down, tree_up = [], []
+    if topology == "levels":
+        # The fat tree's switch levels: levels 1 .. L-1. A group of level l-1
+        # has o_l * P_(l-1) NICs' worth of links out of it; its top switches
+        # (`count`) each get `up` of the node's link rate (nics NICs).
+        below = g
+        count = 1
+        for i, level in enumerate(levels[1:], start=1):
+            tree_down.append(level["g"])
+            if i == 1:
+                tree_up.append(1)
+            else:
+                if level["W"] != levels[1]["W"] or level["a"] != levels[1]["a"]:
+                    die(f"--topology {level_topology}: level {i} ({level['name']}) has W {level['W']:g} and latency "
+                        f"{level['a']:g}, level 1 W {levels[1]['W']:g} and {levels[1]['a']:g}: SimGrid's fat tree has "
+                        f"one link rate and its levels above the NIC add no latency, so they must be the same")
+                up = whole(level["o"] * below / (count * nics),
+                           f"--topology {level_topology}: level {i} ({level['name']}): {level['o']:g} x {below} ranks "
+                           f"is not a whole number of up-links of {nics} NICs each from {count} switch(es)")
+                tree_up.append(up)
+                count *= up
+            below *= level["g"]
+        if len(levels) == 1:
+            tree_down, tree_up = [1], [1]
+    elif topology not in ("fat-tree", "switch"):
         die(f"--topology {topology}: fat-tree or switch")
     if topology == "fat-tree" and nodes > a.leaf_nodes and nodes % a.leaf_nodes != 0:
         die(f"--leaf-nodes {a.leaf_nodes}: {nodes} nodes do not fill leaf switches of {a.leaf_nodes} nodes")
     if compute not in ("injected", "benchmarked"):
         die(f"--compute {compute}: injected or benchmarked")
-    if topology == "fat-tree" and nodes > a.leaf_nodes:
+    if topology == "levels":
+        parts = []
+        below = 1
+        for i, level in enumerate(levels):
+            out_links = f"{level['o'] * below:g} links out of each group of {below} ranks" if i > 0 else "a link per rank"
+            parts.append(f"level {i} {level['name']}: groups of {level['g']}, W {level['W'] / 1e9:.4g} GB/s, "
+                         f"{level['a'] * 1e6:.3g} us, oversubscription {level['o']:g} ({out_links})")
+            below *= level["g"]
+        describe.append(f"# simulated topology: {len(levels)} levels from {a.topology}: "
+                        + "; ".join(parts))
+        if len(levels) > 1:
+            describe.append(f"# simulated fat tree: children per switch {','.join(map(str, tree_down))}, parents per "
+                            f"element {','.join(map(str, tree_up))} (a node's link up carries its {nics} NICs; SimGrid's "
+                            f"d-mod-k routing)")
+    elif topology == "fat-tree" and nodes > a.leaf_nodes:
         describe.append(f"# simulated topology: fat tree of full bisection: {nodes // a.leaf_nodes} leaf switches of "
                         f"{a.leaf_nodes} nodes under {a.leaf_nodes} spine switches, each node's links up as fast as its "
                         f"NICs together, routed d-mod-k")
@@ -192,6 +322,8 @@ def main():
     props["shardroof/compute"] = compute
     params.update(nodes=nodes, ranks_per_node=g, topology=topology, fat_tree_leaf_nodes=a.leaf_nodes,
                   nics_per_node=nics, host_flops=host_flops)
+    if topology == "levels":
+        params.update(tree_down=",".join(map(str, tree_down)), tree_up=",".join(map(str, tree_up)))
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "platform.params"), "w") as f:

@@ -11,6 +11,10 @@ and, where a row misses the two-level model by more than 15%, the model's
 terms (the same formula, split; their sum is checked against predict's
 value) so the term that misses can be named.
 sweep: the simulated D* of each implementation beside predict's.
+levels (--levels-ranks): ring (and hier, where coll ran it over the levels)
+AllReduce on L-level platforms (simulate.sh --topology FILE) beside the
+L-level model (`predict --topology FILE`: src/model/topology.h, g = 0),
+with each run's wall time.
 """
 import argparse
 import json
@@ -185,6 +189,57 @@ def sweep_table(args, lines):
                          f"not checked (injected: no product)")
 
 
+def levels_table(args, lines):
+    lines.append("# coll all_reduce on simulated L-level clusters (simulate.sh --topology levels-N.toml): time per call")
+    lines.append("# (us, max over ranks, one call, out of place / in place) against the L-level model (predict --topology")
+    lines.append("# levels-N.toml: model/topology.h, the row of the top level, g = 0; the simulation also charges the")
+    lines.append("# reductions at M, 3 s/M per element). hier2: the two-level hier whose nodes are the groups below the top")
+    lines.append("# level (--ranks-per-node P_(L-2)), against the L-level model of those two levels (predict --level: the")
+    lines.append("# ranks below the top at the flat ring's link over them, the top level with its oversubscription).")
+    lines.append("# wall: the simulation's wall time on this machine (both places), with the load average at its end.")
+    lines.append(f"{'ranks':>5} {'levels':<12} {'impl':<5} {'size':>5} {'sim out':>10} {'sim in':>10} {'model':>10} "
+                 f"{'sim/model':>9} {'within 10%':>10} {'wall s':>7}  check  load at end")
+    for n in [int(x) for x in args.levels_ranks.split()]:
+        for s_text in args.levels_sizes.split():
+            S = bytes_of(s_text)
+            pred = load(os.path.join(args.dir, f"levels-predict-{n}-{s_text}.json"))
+            groups = "x".join(str(l["group_size"]) for l in pred["topology"]["levels"]) if pred else "-"
+            top = pred["levels"][-1] if pred else None
+            for impl in ("ring", "hier", "hier2"):
+                base = os.path.join(args.dir, f"levels-coll-{n}-{impl}-{s_text}")
+                doc = load(base + ".json")
+                if not doc:
+                    skipped = base + ".skipped"
+                    if os.path.exists(skipped):
+                        text = open(skipped).read().strip()
+                        lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5}  "
+                                     + (text if text.startswith("FAILED") else "skipped: " + text))
+                    elif impl == "ring":
+                        lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5}  (no record)")
+                    continue
+                rows = {}
+                for r in doc["results"]:
+                    if r["impl"] == impl.rstrip("2"):
+                        rows["in" if r["in_place"] else "out"] = r
+                t_out = rows["out"]["time_us"]["median"] if "out" in rows else float("nan")
+                t_in = rows["in"]["time_us"]["median"] if "in" in rows else float("nan")
+                if impl == "hier2":
+                    # The two-level hier over groups of level L-2: the L-level
+                    # model of those two levels (predict --level).
+                    two = load(os.path.join(args.dir, f"levels-predict-hier2-{n}-{s_text}.json"))
+                    model = two["levels"][-1]["T_comm_hier_s"] * 1e6 if two else float("nan")
+                else:
+                    model = top["T_comm_ring_s" if impl == "ring" else "T_comm_hier_s"] * 1e6 if top else float("nan")
+                ratio = t_out / model if model else float("nan")
+                wall = load(base + ".wall.json") or {}
+                check = ("ok" if all(r.get("wrong") == 0 for r in rows.values()) else "WRONG") \
+                    if doc["settings"].get("check") else "-"
+                load_end = " ".join(wall.get("load_end", []))
+                lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5} {t_out:10.1f} {t_in:10.1f} {model:10.1f} "
+                             f"{ratio:9.3f} {'yes' if abs(ratio - 1) <= 0.10 else 'no':>10} "
+                             f"{wall.get('wall_s', float('nan')):7.0f}  {check:<5}  {load_end}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -194,8 +249,18 @@ def main():
     ap.add_argument("--sweep-ranks", default="")
     ap.add_argument("--hw", default="")
     ap.add_argument("--memory", type=float, default=0, help="the preset's memory bandwidth M, bytes/s")
+    ap.add_argument("--levels-ranks", default="")
+    ap.add_argument("--levels-sizes", default="")
     a = ap.parse_args()
     lines = []
+    if a.levels_ranks:
+        level_lines = []
+        levels_table(a, level_lines)
+        with open(os.path.join(a.dir, "levels-table.txt"), "w") as f:
+            f.write("\n".join(level_lines) + "\n")
+        print("\n".join(level_lines))
+    if not a.ranks.split():
+        return
     coll_table(a, lines)
     with open(os.path.join(a.dir, "coll-table.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/ceiling_flags.h"
+#include "cli/level_flags.h"
 #include "cli/common_flags.h"
 #include "cli/values.h"
 #include "commands/run_output.h"
@@ -23,9 +24,11 @@
 #include "model/hardware.h"
 #include "model/roofline.h"
 #include "model/sharding_links.h"
+#include "model/topology.h"
 #include "model/two_level.h"
 #include "report/answer.h"
 #include "report/bringup.h"
+#include "report/levels_report.h"
 #include "report/predict_report.h"
 #include "report/two_level_report.h"
 #include "util/agreement.h"
@@ -59,6 +62,8 @@ struct PredictFlags {
   std::string link_inter;
   int ranks_per_inter_link = 1;
   std::string overlap;  // --overlap K | auto (empty: not asked)
+  std::string topology;              // --topology NAME|FILE: the L-level model
+  std::vector<std::string> levels;   // --level SPEC, innermost first
 };
 
 // The two-level model's inputs (--nodes/--ranks-per-node with the preset's
@@ -173,6 +178,15 @@ class PredictCommand final : public Command {
     app.add_option("--ranks-per-inter-link", f_.ranks_per_inter_link,
                    "R: ranks of a node that share one link out of it (1: a NIC per rank; K: one per node)")
         ->capture_default_str();
+    app.add_option("--topology", f_.topology,
+                   "The L-level model (docs/hierarchy.md): a topology preset (h100-superpod, tpu-v5e-pods) or a "
+                   "topology TOML file; prints, for the ranks spanning up to each level, D* (contracting) and B*/N "
+                   "(fsdp) of the flat ring and of hier, and which is faster, then exits");
+    app.add_option("--level", f_.levels,
+                   "One level of the L-level model instead of --topology, innermost first (repeat, or a comma "
+                   "list): G:LINK[:O] (G groups of the level below over LINK of --hw, O the oversubscription, the "
+                   "share of a group's links that leave it) or G:W:A[:O] (W bytes/s one way per link, A seconds)")
+        ->delimiter(',');
   }
 
   int run(RunContext& ctx) override {
@@ -185,6 +199,7 @@ class PredictCommand final : public Command {
       return 0;
     }
     if (!f_.coll.empty()) return predict_coll_busbw(ctx);
+    if (!f_.topology.empty() || !f_.levels.empty()) return predict_topology(ctx);
     PredictPlan plan;
     run_agreed(ctx.mpi.world(), [&] { plan = make_plan(); });
     RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
@@ -255,6 +270,83 @@ class PredictCommand final : public Command {
         if (const auto c = model::collective_cost({*kind, impl, f_.ranks, bytes, false, 0, segments}, link))
           v.rows.push_back({std::string(to_string(impl)), bytes, *c});
       }
+    return v;
+  }
+
+  // --topology / --level: the L-level model alone.
+  int predict_topology(RunContext& ctx) {
+    LevelsView v;
+    run_agreed(ctx.mpi.world(), [&] { v = levels_view(); });
+    RunOutput out = RunOutput::agree(ctx, "predict", "predictions", {f_.output.json, "", "", false});
+    print_levels(ctx.out, v);
+    out.begin_document(levels_document(v));
+    out.finish();
+    out.print_written_files();
+    return out.exit_status();
+  }
+
+  LevelsView levels_view() const {
+    if (!f_.topology.empty() && !f_.levels.empty())
+      throw_usage("--topology and --level: give one (a topology preset or file, or its levels as flags)");
+    if (f_.nodes != 0 || f_.ranks_per_node != 0 || !f_.link_intra.empty() || !f_.link_inter.empty() ||
+        f_.ranks_per_inter_link != 1)
+      throw_usage("--topology/--level: the L-level model replaces the two-level flags (--nodes, --ranks-per-node, "
+                  "--link-intra, --link-inter, --ranks-per-inter-link); a two-level cluster is two levels");
+    if (ranks_opt_->count() > 0) throw_usage("--ranks: with --topology/--level N is the product of the group sizes");
+    if (!f_.link.empty() || !f_.bw.empty() || !f_.latency.empty())
+      throw_usage("--topology/--level: each level has its own link (its W and latency); --link, --bw and --latency "
+                  "cannot replace them");
+    if (!f_.memory_bw.empty() || f_.overhead != "0")
+      throw_usage("--memory-bw, --overhead: the L-level model's D* and B* are on the compute roof alone");
+    if (!f_.overlap.empty()) throw_usage("--overlap: not with --topology/--level");
+    if (f_.sharding != "contracting")
+      throw_usage("--sharding: --topology/--level prints both cases (contracting D* and fsdp B*/N) at every level");
+    LevelsView v;
+    v.topology = f_.topology.empty() ? topology_of_level_flags(f_.levels) : model::load_topology(f_.topology);
+    const std::string hw_name = !f_.hw.empty() ? f_.hw : v.topology.hardware;
+    std::optional<model::HardwarePreset> hw;
+    if (!hw_name.empty()) hw = model::load_hardware_preset(hw_name);
+    model::resolve_links(v.topology, hw ? &*hw : nullptr);
+    const int size = model::datatype_size(f_.datatype);
+    if (size == 0) throw_usage("--datatype: '{}' is not one of double, float, bfloat16, half, int8", f_.datatype);
+    v.datatype = f_.datatype;
+    model::LevelShape& s = v.shape;
+    s.bytes_per_elem = size;
+    if (f_.collective == "all_reduce")
+      s.contracting = model::Collective::AllReduce;
+    else if (f_.collective == "reduce_scatter")
+      s.contracting = model::Collective::ReduceScatter;
+    else
+      throw_usage("--collective: unknown '{}' (all_reduce, reduce_scatter)", f_.collective);
+    s.B = static_cast<double>(parse_count(f_.B, "--B"));
+    s.F = static_cast<double>(parse_count(f_.F, "--F"));
+    if (f_.D.find_first_of(",:") != std::string::npos)
+      throw_usage("--D: with --topology/--level D is one number, the fsdp weight's rows (default 1024); got '{}'",
+                  f_.D);
+    s.D = static_cast<double>(parse_count(f_.D.empty() ? "1024" : f_.D, "--D"));
+    if (!(s.B >= 1 && s.F >= 1 && s.D >= 1)) throw_usage("--B, --F and --D: at least 1 each");
+    model::Ceilings c;
+    if (hw) {
+      c.memory_bytes_per_s = hw->memory_bytes_per_s;
+      if (f_.flops.empty()) {
+        try {
+          c.flops_per_s = hw->flops_for(f_.datatype);
+        } catch (const UsageError& e) {
+          throw UsageError(fmt::format("{}; choose one of those, or give --flops C for {}", e.what(), f_.datatype));
+        }
+      }
+      v.chip = fmt::format("{} ({})", hw->name, hw->origin);
+    } else {
+      if (f_.flops.empty())
+        throw_usage("--topology/--level: give --hw PRESET (the chip), 'hardware' in the topology, or --flops C");
+      v.chip = "--flops";
+    }
+    apply_ceiling_flags({f_.flops, "", "", "", f_.reduce_rate}, c);
+    if (!(c.flops_per_s >= 1)) throw_usage("--flops: {} FLOP/s is less than one per second", c.flops_per_s);
+    if (hw && !f_.flops.empty()) v.chip += ", --flops";
+    s.flops_per_s = c.flops_per_s;
+    s.reduce_s_per_elem = c.reduce_s_per_elem;
+    v.levels = model::predict_levels(v.topology, s);
     return v;
   }
 

@@ -13,6 +13,11 @@
 // ranks assigned in blocks: G NICs is a NIC per GPU, 1 is one link per
 // node), and the nodes hang off a fat tree (or one switch) whose links carry
 // all of a node's NICs at once, routed d-mod-k by SimGrid's FatTreeZone.
+// With `topology = levels` the tree is the one scripts/simulate_platform.py
+// builds from an L-level topology (model/topology.h): `tree_down` children
+// per switch at each level of the tree (the topology's g_1 .. g_(L-1)) and
+// `tree_up` parents per element (1 for a node; fewer than full bisection
+// where a level is oversubscribed).
 // Each latency is split evenly between the two links a path crosses at
 // its level, so a path between two ranks has exactly the configured
 // latency of its level; the fat tree's own links add none.
@@ -38,8 +43,10 @@ namespace {
 struct Params {
   int nodes = 1;
   int ranks_per_node = 1;
-  std::string topology = "switch";  // or "fat-tree"
+  std::string topology = "switch";  // or "fat-tree", "levels"
   int fat_tree_leaf_nodes = 16;     // nodes under one leaf switch
+  std::vector<unsigned> tree_down;  // topology = levels: children per switch, leaf first
+  std::vector<unsigned> tree_up;    // and parents per element, a node's first
   double intra_bytes_per_s = 0;
   double intra_latency_s = 0;
   double nic_bytes_per_s = 0;
@@ -71,6 +78,18 @@ int whole(const std::string& key, const std::string& value) {
   return static_cast<int>(v);
 }
 
+std::vector<unsigned> whole_list(const std::string& key, const std::string& value) {
+  std::vector<unsigned> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = value.find(',', start);
+    const std::string item = trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    out.push_back(static_cast<unsigned>(whole(key, item)));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 Params read_params() {
   const char* path = std::getenv("SHARDROOF_SIM_PLATFORM");
   xbt_assert(path && *path,
@@ -93,9 +112,13 @@ Params read_params() {
     } else if (key == "ranks_per_node") {
       p.ranks_per_node = whole(key, value);
     } else if (key == "topology") {
-      xbt_assert(value == "switch" || value == "fat-tree", "shardroof platform: topology '%s': switch or fat-tree",
-                 value.c_str());
+      xbt_assert(value == "switch" || value == "fat-tree" || value == "levels",
+                 "shardroof platform: topology '%s': switch, fat-tree or levels", value.c_str());
       p.topology = value;
+    } else if (key == "tree_down") {
+      p.tree_down = whole_list(key, value);
+    } else if (key == "tree_up") {
+      p.tree_up = whole_list(key, value);
     } else if (key == "fat_tree_leaf_nodes") {
       p.fat_tree_leaf_nodes = whole(key, value);
     } else if (key == "intra_bytes_per_s") {
@@ -120,6 +143,14 @@ Params read_params() {
   xbt_assert(p.ranks_per_node % p.nics_per_node == 0, "shardroof platform: nics_per_node (%d) must divide "
              "ranks_per_node (%d)", p.nics_per_node, p.ranks_per_node);
   xbt_assert(p.host_flops > 0, "shardroof platform: host_flops must be positive");
+  if (p.topology == "levels") {
+    xbt_assert(!p.tree_down.empty() && p.tree_down.size() == p.tree_up.size(),
+               "shardroof platform: topology levels needs tree_down and tree_up of the same length");
+    unsigned long leaves = 1;
+    for (const unsigned d : p.tree_down) leaves *= d;
+    xbt_assert(leaves == static_cast<unsigned long>(p.nodes), "shardroof platform: tree_down holds %lu nodes, not %d",
+               leaves, p.nodes);
+  }
   return p;
 }
 
@@ -180,8 +211,13 @@ extern "C" void load_platform(const sg4::Engine& /*engine*/) {
   const bool two_levels = p.topology == "fat-tree" && nodes > leaf;
   xbt_assert(!two_levels || nodes % leaf == 0,
              "shardroof platform: %u nodes do not fill leaf switches of %u nodes (fat_tree_leaf_nodes)", nodes, leaf);
-  const sg4::FatTreeParams tree = two_levels ? sg4::FatTreeParams(2, {leaf, nodes / leaf}, {1, leaf}, {1, 1})
-                                             : sg4::FatTreeParams(1, {nodes}, {1}, {1});
+  const auto tree = [&]() -> sg4::FatTreeParams {
+    if (p.topology == "levels")
+      return sg4::FatTreeParams(static_cast<unsigned>(p.tree_down.size()), p.tree_down, p.tree_up,
+                                std::vector<unsigned>(p.tree_down.size(), 1));
+    return two_levels ? sg4::FatTreeParams(2, {leaf, nodes / leaf}, {1, leaf}, {1, 1})
+                      : sg4::FatTreeParams(1, {nodes}, {1}, {1});
+  }();
   const double node_bytes_per_s = p.nic_bytes_per_s * p.nics_per_node;
   auto node = [&p](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
     return make_node(p, zone, id);
