@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The emulator against a wire: `link`'s ping-pong over one emulated link
-# (2 ranks, scripts/emulate-links.sh), 4 KiB to 16 MiB in steps of 2, at
-# each rate and with each shaper, and per size the median one-way time
-# against a wire's  alpha + m / W:
+# The emulator against a wire: one emulated link (2 ranks,
+# scripts/emulate-links.sh), 4 KiB to 16 MiB in steps of 2, at each rate and
+# with each shaper, timed twice: Open MPI's ping-pong (`shardroof link`) and
+# a plain TCP ping-pong on the same link (scripts/tcp_pingpong.py: blocking
+# sockets, no MPI: the link and the kernel's TCP alone). Per size, the
+# median one-way time against a wire's  alpha + m / W:
 #
 #   W      not fitted: the shaped rate times TCP's payload share of a frame,
 #          (MTU - 52) / (MTU + 14) (IPv4 and TCP headers with timestamps
@@ -13,7 +15,7 @@
 #          shaper's head start shows as ratios below 1 up to its burst and a
 #          knee there.
 # Each table also gives a free fit (alpha and W both fitted, relative
-# error) as W_fit / W, and `link`'s own fit of W (from its large sizes).
+# error) as W_fit / W.
 #
 #   sudo scripts/bench-emulator.sh --bin build/src/shardroof [--rates "0.5 1"]
 #        [--shapers "netem tbf htb tbf@262144"] [--iters 10] [--out DIR]
@@ -22,17 +24,17 @@
 # (its parameters are printed), or tbf@BYTES: tbf with that burst
 # (SHARDROOF_EMULATE_TBF_BURST; tbf@262144 is the burst these links had
 # before: max(256 KiB, rate x 1 ms)). A shaper this kernel lacks is named
-# and skipped. About 25 s per shaper and rate with the defaults (10
-# iterations and 2 warm-up round trips per size; the 16 MiB round trip
-# alone takes 0.56 s at 0.5 Gbit/s). A benchmark, not a test: run it alone;
-# the load average is printed beside every table and the date, kernel, HZ,
-# congestion control and the namespaces' tcp_slow_start_after_idle above
-# them. The tables go to stdout and DIR/table.txt, each run's record and
-# console to DIR. Exit status: 0 every run that could run succeeded, 1 one
-# failed, 2 usage, 77 no shaper could run here.
+# and skipped. About 30 s per shaper and rate with the defaults (10
+# iterations and 2 warm-up round trips per size, twice; the 16 MiB round
+# trip alone takes 0.56 s at 0.5 Gbit/s). A benchmark, not a test: run it
+# alone; the load average is printed beside every table and the date,
+# kernel, HZ, timer resolution and congestion control above them. The
+# tables go to stdout and DIR/table.txt, each run's record and console to
+# DIR. Exit status: 0 every run that could run succeeded, 1 one failed,
+# 2 usage, 77 no shaper could run here.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 bin=""
 rates="0.5 1"
 shapers="netem tbf htb tbf@262144"
@@ -67,7 +69,7 @@ hz="$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_HZ=//p' || true)"
   echo "# $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), kernel $(uname -r), HZ ${hz:-unknown}," \
     "timer resolution $(awk '/\.resolution:/ { print $2 " ns"; exit }' /proc/timer_list 2>/dev/null || echo unknown)," \
     "congestion control $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null || echo unknown)"
-  echo "# link -b 4K -e 16M -f 2 -n $iters -w 2 (medians of $iters round trips / 2 per size)"
+  echo "# link -b 4K -e 16M -f 2 -n $iters -w 2 and tcp_pingpong.py --iters $iters --warmup 2 (medians of $iters round trips / 2 per size)"
 } > "$out/header.txt"
 failed=0
 ran=0
