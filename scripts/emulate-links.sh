@@ -210,18 +210,19 @@ bytes_per_s() { awk -v g="$1" 'BEGIN { printf "%.0f", g * 1e9 / 8 }'; }
 # frame by frame, as on a wire; only the slack passes at memory speed, a
 # head start a wire does not have. How late the timer fires depends on the
 # machine and its load, so the slack is measured, once per rate and run,
-# on a pair of namespaces of its own: starting from one frame (or the
-# tokens of one timer period where timers are coarse: rate / HZ, tc's
-# rule), the smallest slack of frames 1, 2, 3, 5, 7, 11, 15 with which a
-# bulk TCP transfer (a quarter of a second at the rate) reaches 95% of the
-# rate's TCP payload, (MTU - 52) / (MTU + 14) of it; where none does (the
+# on a pair of namespaces of its own, while one process per rank yields
+# in a loop as the ranks will: starting from one frame (or the tokens of
+# one timer period where timers are coarse: rate / HZ, tc's rule), the
+# smallest slack of frames 1, 2, 3, 5, 7, 11, 15 with which a bulk TCP
+# transfer (a quarter of a second at the rate) reaches 95% of the rate's
+# TCP payload, (MTU - 52) / (MTU + 14) of it; where none does (the
 # CPU is the limit), the one that came closest, said on the console.
 # Without python3 the first candidate is taken unmeasured.
 # SHARDROOF_EMULATE_TBF_BURST (bytes) sets tbf's whole burst instead (to
 # measure what a burst does: scripts/bench-emulator.sh).
 declare -A slack_bytes=() slack_note=()
 calibrate_slack() {
-  local gbit="$1" kind="$shaper" ns_a="${prefix}-cal-a" ns_b="${prefix}-cal-b" k slack got share best="" best_share=0
+  local gbit="$1" busy="${2:-0}" kind="$shaper" ns_a="${prefix}-cal-a" ns_b="${prefix}-cal-b" k slack got share best="" best_share=0
   [[ -n "${slack_bytes[$gbit]:-}" || "$kind" == netem ]] && return 0
   [[ "$kind" == tbf && -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]] && return 0
   local floor
@@ -274,6 +275,17 @@ PY
     slack_bytes[$gbit]="$slack"
     shape "$ns_a" "${prefix}ca" "$kind" "$gbit"
     shape "$ns_b" "${prefix}cb" "$kind" "$gbit"
+    # The CPUs as busy as the run will keep them: one process per rank that
+    # yields in a loop, as Open MPI's ranks do while they wait
+    # (mpi_yield_when_idle), so the timer is as late as it will be then.
+    local spinners=() i
+    for ((i = 0; i < busy; i++)); do
+      "$python" -c 'import os, time
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    os.sched_yield()' &
+      spinners+=($!)
+    done
     # Both ends bounded in time: a transfer that fails leaves no process.
     : > "$work/bulk.out"
     timeout 10 ip netns exec "$ns_b" "$python" "$work/bulk.py" receive 10.213.1.2 "$bytes" > "$work/bulk.out" 2>/dev/null &
@@ -281,6 +293,7 @@ PY
     for waited in $(seq 50); do grep -q listening "$work/bulk.out" && break; sleep 0.05; done
     timeout 10 ip netns exec "$ns_a" "$python" "$work/bulk.py" send 10.213.1.2 "$bytes" 2>/dev/null || true
     wait "$receiver" || true
+    for i in "${spinners[@]}"; do kill "$i" 2>/dev/null || true; wait "$i" 2>/dev/null || true; done
     got="$(sed -n '2p' "$work/bulk.out")"
     ip netns delete "$ns_a"; ip netns delete "$ns_b"
     namespaces=("${namespaces[@]:0:${#namespaces[@]}-2}")
@@ -386,7 +399,7 @@ setup() {
     # Both directions of the link: rank -> bridge and bridge -> rank.
     rate="$gbit"
     [[ -n "$slow" && "${slow%%:*}" == "$i" ]] && rate="${slow#*:}"
-    calibrate_slack "$rate"
+    calibrate_slack "$rate" "$((n * per))"
     shape "$hub" "$host_end" "$shaper" "$rate"
     shape "$ns" "$rank_end" "$shaper" "$rate"
     rates+=("${rate}gbit")
