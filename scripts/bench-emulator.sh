@@ -34,7 +34,7 @@
 # 2 usage, 77 no shaper could run here.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 bin=""
 rates="0.5 1"
 shapers="netem tbf htb tbf@262144"
