@@ -88,6 +88,9 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# PASS when out of place and in place both lie in 0.85-1.15."
   echo "# $started, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')),"
   echo "# load average $load_before before, $load_after after; iterations $iters per size, one pass."
+  for rate in $rates; do
+    echo "# shaper at $rate Gbit/s: $(sed -n 's/.*(shaper: \(.*\))$/\1/p' "$out"/r"${rate}"-*.txt 2>/dev/null | head -1)"
+  done
   "$python" - "$out" <<'EOF'
 import glob, json, os, sys
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Emulated multi-host links on one machine: each MPI rank runs in its own
 # network namespace, joined to the others through a bridge by a veth pair
-# whose two ends are both shaped with `tc ... tbf` to a chosen rate. Open
-# MPI's TCP transport then carries every message over a link of known
-# bandwidth, so `shardroof link` and `shardroof sweep` can be checked
-# against the truth.
+# whose two ends are both shaped to a chosen rate with a qdisc (--shaper,
+# below). Open MPI's TCP transport then carries every message over a link
+# of known bandwidth, so `shardroof link` and `shardroof sweep` can be
+# checked against the truth.
 #
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --rate 1 -- link -b 16M -e 32M
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 3 --rate 1 --slow-rank 2:0.25 -- link --pattern shift
@@ -12,6 +12,21 @@
 #   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 4 --ranks-per-node 2 --rate 1 -- \
 #       sweep --ranks-per-node 2 --impl hier
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
+#   both modes: [--shaper auto|tbf|htb|netem] (default SHARDROOF_EMULATE_SHAPER, else auto)
+#
+# The shaper makes a link behave like a wire: a message takes its bytes
+# over the rate, whatever its size, with no head start (the console line
+# names the shaper and its parameters):
+#   netem  `netem rate`: each packet waits its own serialization; no bucket;
+#   tbf    a token bucket of one frame (MTU + 14 B) plus a slack of one
+#          more frame, or of rate x the timer resolution where timers are
+#          coarse: the slack lets the kernel's timer wake the queue late
+#          without losing rate; tbf cuts GSO super-packets into frames;
+#   htb    one class, burst = cburst = that slack, the veths' GSO size cut to
+#          the MTU (htb sends a super-packet whole);
+#   auto   netem where the kernel has it, else tbf, else htb (tbf came
+#          closest to a wire where there was no netem: docs/emulation.md,
+#          scripts/bench-emulator.sh).
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
@@ -43,17 +58,19 @@
 #      budget      the error budget's residual within 25% of 1
 #      scaling     between two rates on as many ranks, D* at a fixed GEMM
 #                  rate moves inversely with the shaped rate, within 25%
-# TCP payload reaches about 0.96 of the tbf rate. Rates stay at or below
+# TCP payload reaches about 0.96 of the shaped rate. Rates stay at or below
 # 1 Gbit/s: a small busy CPU machine cannot drive TCP much faster. The
 # sweep's budget is SHARDROOF_EMULATE_BUDGET_S seconds per configuration
 # (default 90, 100 on 4 ranks: enough for the rounds to spread over 30 s
-# at 0.5 Gbit/s), the tbf queue SHARDROOF_EMULATE_TBF_LATENCY
-# (default 100ms), its burst SHARDROOF_EMULATE_TBF_BURST bytes (default
-# below). Records and summary.tsv land in --out.
+# at 0.5 Gbit/s), the longest wait in a shaper's queue
+# SHARDROOF_EMULATE_TBF_LATENCY (default 100ms; netem's and htb's queue hold
+# the packets of that time at the rate), tbf's burst
+# SHARDROOF_EMULATE_TBF_BURST bytes (default above). Records and
+# summary.tsv land in --out.
 #
-# Needs root and iproute2 (ip, tc with the tbf qdisc). Exit status: 0 pass,
-# 1 fail, 77 cannot run here (not root, no netns or tbf): CTest reports it
-# as skipped. Every namespace and link it creates lives under a name with
+# Needs root and iproute2 (ip, tc with one of the qdiscs). Exit status: 0
+# pass, 1 fail, 2 usage, 77 cannot run here (not root, no netns, no such
+# qdisc): CTest reports it as skipped. Every namespace and link it creates lives under a name with
 # this run's id and is removed on exit; addresses (10.213.0.0/24) exist only
 # inside those namespaces. The hub namespace holds the bridge and mpirun.
 #
@@ -63,16 +80,16 @@
 #    (PMIX_MCA_ptl_tcp_if_include), else ranks cannot reach it.
 #  - `--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include <subnet>`:
 #    otherwise shared memory bypasses the shaped links.
-#  - tbf burst >= max(256kb, rate x 1 ms); `link`'s fit takes W from the
-#    large messages' slope, where a burst's head start cancels out.
-#  - netem is not available on every kernel, so latency is not configured:
-#    it is measured.
+#  - the qdisc shapes a veth's egress, both ends of each link: the rank's
+#    sends and the bridge's sends to it.
+#  - latency is not configured (netem is not on every kernel): it is
+#    measured.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,69p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,86p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -85,6 +102,7 @@ out_dir=""
 slow_rank=""
 cpu_limit=""
 ranks_per_node=1
+shaper_asked="${SHARDROOF_EMULATE_SHAPER:-auto}"
 sweep_args=()
 cmd_args=()
 while [[ $# -gt 0 ]]; do
@@ -97,10 +115,13 @@ while [[ $# -gt 0 ]]; do
     --slow-rank) slow_rank="$2"; shift 2 ;;
     --cpu-limit) cpu_limit="$2"; shift 2 ;;
     --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
+    --shaper) shaper_asked="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
+[[ "$shaper_asked" =~ ^(auto|tbf|htb|netem)$ ]] \
+  || { echo "--shaper: expected auto, tbf, htb or netem, got '$shaper_asked'" >&2; exit 2; }
 [[ -n "$bin" && -x "$bin" ]] || { echo "--bin: no shardroof executable at '$bin'" >&2; exit 2; }
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 
@@ -135,29 +156,228 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Probe: can this kernel/container create namespaces and tbf at all?
+# Probe: can this kernel/container create namespaces, veth pairs and which
+# of the shaping qdiscs does it have? Sets shaper (the one that runs),
+# frame_bytes (the largest frame a veth sends: its MTU and the Ethernet
+# header, the bytes tc counts) and timer_ns (the kernel's timer
+# resolution, /proc/timer_list: 1 ns with high-resolution timers, a tick
+# without them).
 probe() {
-  ip netns add "${prefix}-probe" 2>/dev/null || skip "cannot create network namespaces here"
-  namespaces+=("${prefix}-probe")
-  if ! ip -n "${prefix}-probe" link add "${prefix}pa" type veth peer name "${prefix}pb" 2>/dev/null; then
+  local ns="${prefix}-probe" dev="${prefix}pa" kind mtu
+  local available=()
+  ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces here"
+  namespaces+=("$ns")
+  if ! ip -n "$ns" link add "$dev" type veth peer name "${prefix}pb" 2>/dev/null; then
     skip "cannot create veth pairs here"
   fi
-  tc -n "${prefix}-probe" qdisc add dev "${prefix}pa" root tbf rate 1gbit burst 256kb latency 100ms 2>/dev/null \
-    || skip "the tbf qdisc is not available (kernel module sch_tbf)"
+  mtu="$(ip -n "$ns" -o link show dev "$dev" | sed -n 's/.* mtu \([0-9]*\).*/\1/p')"
+  [[ "$mtu" =~ ^[0-9]+$ ]] || skip "cannot read a veth's MTU here"
+  frame_bytes=$((mtu + 14))
+  timer_ns="$(awk '/\.resolution:/ { print $2; exit }' /proc/timer_list 2>/dev/null || true)"
+  [[ "$timer_ns" =~ ^[0-9]+$ ]] || timer_ns="$(python3 -c 'import time; print(round(time.clock_getres(time.CLOCK_MONOTONIC) * 1e9))' 2>/dev/null || true)"
+  [[ "$timer_ns" =~ ^[0-9]+$ ]] || skip "cannot read the kernel's timer resolution (/proc/timer_list)"
+  for kind in netem tbf htb; do
+    if shape "$ns" "$dev" "$kind" 1 "$frame_bytes" 2>/dev/null; then available+=("$kind"); fi
+    tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
+  done
   teardown
+  case "$shaper_asked" in
+    auto)
+      # netem serializes each packet (no bucket); of the token buckets, tbf
+      # came closer to a wire than htb on the development machine
+      # (scripts/bench-emulator.sh, docs/emulation.md).
+      shaper=""
+      for kind in netem tbf htb; do
+        [[ " ${available[*]} " == *" $kind "* ]] && { shaper="$kind"; break; }
+      done
+      [[ -n "$shaper" ]] || skip "none of the qdiscs netem, tbf, htb is available (kernel modules sch_netem, sch_tbf, sch_htb)"
+      ;;
+    *)
+      [[ " ${available[*]} " == *" $shaper_asked "* ]] \
+        || skip "the $shaper_asked qdisc is not available on this kernel (kernel module sch_$shaper_asked; available: ${available[*]:-none})"
+      shaper="$shaper_asked"
+      ;;
+  esac
 }
 
-# rate in Gbit/s -> tbf burst: max(256kb, rate x 1 ms) in bytes, or
-# SHARDROOF_EMULATE_TBF_BURST bytes (to measure what the burst does to the
-# emulated link: docs/emulation.md).
+# rate in Gbit/s -> bytes per second.
+bytes_per_s() { awk -v g="$1" 'BEGIN { printf "%.0f", g * 1e9 / 8 }'; }
+
+# The token buckets' slack (bytes): how many tokens a bucket holds beyond
+# the frame it is sending, so that the kernel's timer, which wakes the
+# queue when the next frame's tokens are due, may fire late without the
+# link losing rate. Past the slack a message leaves at the shaped rate,
+# frame by frame, as on a wire; only the slack passes at memory speed, a
+# head start a wire does not have. How late the timer fires depends on the
+# machine and its load, so the slack is measured, once per rate and run,
+# on a pair of namespaces of its own, while one process per rank yields
+# in a loop as the ranks will: starting from one frame (or the tokens of
+# one timer period where timers are coarse: rate / HZ, tc's rule), the
+# smallest slack of frames 1, 2, 3, 5, 7, 11, 15 with which a bulk TCP
+# transfer (a quarter of a second at the rate) reaches 95% of the rate's
+# TCP payload, (MTU - 52) / (MTU + 14) of it; where none does (the
+# CPU is the limit), the one that came closest, said on the console.
+# Without python3 the first candidate is taken unmeasured.
+# SHARDROOF_EMULATE_TBF_BURST (bytes) sets tbf's whole burst instead (to
+# measure what a burst does: scripts/bench-emulator.sh).
+declare -A slack_bytes=() slack_note=()
+calibrate_slack() {
+  local gbit="$1" busy="${2:-0}" kind="$shaper" ns_a="${prefix}-cal-a" ns_b="${prefix}-cal-b" k slack got share best="" best_share=0
+  [[ -n "${slack_bytes[$gbit]:-}" || "$kind" == netem ]] && return 0
+  [[ "$kind" == tbf && -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]] && return 0
+  local floor
+  floor="$(awk -v r="$(bytes_per_s "$gbit")" -v f="$frame_bytes" -v t="$timer_ns" \
+    'BEGIN { s = r * t * 1e-9; if (s < f) s = f; printf "%d", s + 0.999 }')"
+  local python
+  python="$(command -v /usr/bin/python3 || command -v python3 || true)"
+  if [[ -z "$python" ]]; then
+    slack_bytes[$gbit]="$floor"
+    slack_note[$gbit]="not measured: no python3"
+    return 0
+  fi
+  cat > "$work/bulk.py" <<'PY'
+import socket, sys, time
+role, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if role == "receive":
+    ls = socket.socket()
+    ls.bind((host, 5201))
+    ls.listen(1)
+    print("listening", flush=True)
+    s, _ = ls.accept()
+    buf = bytearray(1 << 20)
+    got, first, t0 = 0, 0, None
+    while got < n:
+        k = s.recv_into(buf)
+        if k == 0:
+            break
+        if t0 is None:
+            t0, first = time.perf_counter(), k
+        got += k
+    print((got - first) / (time.perf_counter() - t0))
+else:
+    s = socket.create_connection((host, 5201))
+    s.sendall(bytes(n))
+    s.close()
+PY
+  local bytes wire
+  bytes="$(awk -v r="$(bytes_per_s "$gbit")" 'BEGIN { printf "%d", r / 4 }')"
+  wire="$(awk -v r="$(bytes_per_s "$gbit")" -v f="$frame_bytes" 'BEGIN { printf "%.0f", r * (f - 66) / f }')"
+  for k in 1 2 3 5 7 11 15; do
+    slack=$((k * frame_bytes))
+    ((slack < floor)) && continue
+    ip netns add "$ns_a"; namespaces+=("$ns_a")
+    ip netns add "$ns_b"; namespaces+=("$ns_b")
+    ip -n "$ns_a" link add "${prefix}ca" type veth peer name "${prefix}cb" netns "$ns_b"
+    ip -n "$ns_a" addr add 10.213.1.1/24 dev "${prefix}ca"
+    ip -n "$ns_b" addr add 10.213.1.2/24 dev "${prefix}cb"
+    ip -n "$ns_a" link set "${prefix}ca" up
+    ip -n "$ns_b" link set "${prefix}cb" up
+    slack_bytes[$gbit]="$slack"
+    shape "$ns_a" "${prefix}ca" "$kind" "$gbit"
+    shape "$ns_b" "${prefix}cb" "$kind" "$gbit"
+    # The CPUs as busy as the run will keep them: one process per rank that
+    # yields in a loop, as Open MPI's ranks do while they wait
+    # (mpi_yield_when_idle), so the timer is as late as it will be then.
+    local spinners=() i
+    for ((i = 0; i < busy; i++)); do
+      "$python" -c 'import os, time
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    os.sched_yield()' &
+      spinners+=($!)
+    done
+    # Both ends bounded in time: a transfer that fails leaves no process.
+    : > "$work/bulk.out"
+    timeout 10 ip netns exec "$ns_b" "$python" "$work/bulk.py" receive 10.213.1.2 "$bytes" > "$work/bulk.out" 2>/dev/null &
+    local receiver=$! waited
+    for waited in $(seq 50); do grep -q listening "$work/bulk.out" && break; sleep 0.05; done
+    timeout 10 ip netns exec "$ns_a" "$python" "$work/bulk.py" send 10.213.1.2 "$bytes" 2>/dev/null || true
+    wait "$receiver" || true
+    for i in "${spinners[@]}"; do kill "$i" 2>/dev/null || true; wait "$i" 2>/dev/null || true; done
+    got="$(sed -n '2p' "$work/bulk.out")"
+    ip netns delete "$ns_a"; ip netns delete "$ns_b"
+    namespaces=("${namespaces[@]:0:${#namespaces[@]}-2}")
+    [[ -n "$got" ]] || continue
+    share="$(awk -v g="$got" -v w="$wire" 'BEGIN { printf "%.3f", g / w }')"
+    if awk -v s="$share" -v b="$best_share" 'BEGIN { exit !(s > b) }'; then best="$slack"; best_share="$share"; fi
+    if awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }'; then
+      slack_note[$gbit]="measured: a bulk transfer at $share of the TCP payload rate"
+      return 0
+    fi
+  done
+  [[ -n "$best" ]] || { slack_bytes[$gbit]="$floor"; slack_note[$gbit]="the bulk transfer failed: not measured"; return 0; }
+  slack_bytes[$gbit]="$best"
+  slack_note[$gbit]="measured: no slack reached 95% of the TCP payload rate, this one $best_share (the CPU, not the link)"
+  echo "emulate-links: at ${gbit} Gbit/s no slack reached 95% of the TCP payload rate; the best, $best B, reached $best_share" >&2
+}
+slack_for() { echo "${slack_bytes[$1]:?the slack at $1 Gbit/s was not measured}"; }
 burst_for() {
   if [[ -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]]; then echo "$SHARDROOF_EMULATE_TBF_BURST"; return; fi
-  awk -v g="$1" 'BEGIN { b = g * 1e9 / 8 * 1e-3; if (b < 262144) b = 262144; printf "%d", b }'
+  echo $((frame_bytes + $(slack_for "$1")))
+}
+
+# The queue a packet may wait in, in packets of a frame: the rate times
+# SHARDROOF_EMULATE_TBF_LATENCY (tc's time: 100ms, 1s, 500us).
+queue_packets() {
+  awk -v r="$(bytes_per_s "$1")" -v f="$frame_bytes" -v l="$tbf_latency" 'BEGIN {
+    n = l + 0; u = l; sub(/^[0-9.]+/, "", u)
+    s = (u == "s" || u == "sec") ? n : (u == "ms" || u == "msec") ? n * 1e-3 : (u == "us" || u == "usec") ? n * 1e-6 : -1
+    if (s <= 0) { print "bad SHARDROOF_EMULATE_TBF_LATENCY: " l > "/dev/stderr"; exit 2 }
+    q = r * s / f; if (q < 16) q = 16; printf "%d", q + 0.5 }'
+}
+
+# shape <namespace> <device> <shaper> <rate Gbit/s> [slack bytes]: the root
+# qdisc of one veth end (the slack: the one measured at the rate).
+#  netem  `netem rate`: each packet waits its own serialization at the rate
+#         (len / rate) behind those before it: a wire, no bucket;
+#  tbf    a token bucket of burst frame + slack; it cuts the stack's GSO
+#         super-packets (up to 64 KiB) into frames itself, since they do not
+#         fit the bucket;
+#  htb    one class, rate = ceil, burst = cburst = slack (htb sends while its
+#         tokens are not negative and charges the frame after); it sends a
+#         GSO super-packet whole, so the veth's GSO size is cut to its MTU
+#         (TCP still joins two segments at most).
+shape() {
+  local ns="$1" dev="$2" kind="$3" gbit="$4" slack="${5:-}" queue
+  queue="$(queue_packets "$gbit")"
+  case "$kind" in
+    netem) tc -n "$ns" qdisc add dev "$dev" root netem rate "${gbit}gbit" limit "$queue" ;;
+    tbf)
+      local burst="${SHARDROOF_EMULATE_TBF_BURST:-$((frame_bytes + ${slack:-$(slack_for "$gbit")}))}"
+      tc -n "$ns" qdisc add dev "$dev" root tbf rate "${gbit}gbit" burst "$burst" \
+           latency "$tbf_latency" ;;
+    htb)
+      slack="${slack:-$(slack_for "$gbit")}"
+      ip -n "$ns" link set dev "$dev" gso_max_size "$((frame_bytes - 14))" &&
+        tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 1 &&
+        tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "${gbit}gbit" ceil "${gbit}gbit" \
+          burst "$slack" cburst "$slack" quantum "$frame_bytes" &&
+        tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: pfifo limit "$queue"
+      ;;
+  esac
+}
+
+# What the shaper is, in words, at a rate.
+shaper_words() {
+  local gbit="$1"
+  case "$shaper" in
+    netem) echo "netem rate ${gbit}gbit (frames of $frame_bytes B), queue $(queue_packets "$gbit") packets" ;;
+    tbf)
+      if [[ -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]]; then
+        echo "tbf rate ${gbit}gbit, burst $(burst_for "$gbit") B (SHARDROOF_EMULATE_TBF_BURST; frames of $frame_bytes B), queue $tbf_latency"
+      else
+        echo "tbf rate ${gbit}gbit, burst $(burst_for "$gbit") B (a frame of $frame_bytes B + slack $(slack_for "$gbit") B," \
+          "${slack_note[$gbit]:-}; timer resolution $timer_ns ns), queue $tbf_latency"
+      fi ;;
+    htb) echo "htb rate = ceil ${gbit}gbit, burst = cburst $(slack_for "$gbit") B (frames of $frame_bytes B," \
+           "${slack_note[$gbit]:-};" \
+           "timer resolution $timer_ns ns), GSO cut to $((frame_bytes - 14)) B, queue $(queue_packets "$gbit") packets" ;;
+  esac
 }
 
 # setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
 setup() {
-  local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" burst i ns host_end rank_end rate
+  local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" i ns host_end rank_end rate
   local rates=()
   ip netns add "$hub"
   namespaces+=("$hub")
@@ -179,9 +399,9 @@ setup() {
     # Both directions of the link: rank -> bridge and bridge -> rank.
     rate="$gbit"
     [[ -n "$slow" && "${slow%%:*}" == "$i" ]] && rate="${slow#*:}"
-    burst="$(burst_for "$rate")"
-    tc -n "$hub" qdisc add dev "$host_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
-    tc -n "$ns" qdisc add dev "$rank_end" root tbf rate "${rate}gbit" burst "$burst" latency "$tbf_latency"
+    calibrate_slack "$rate" "$((n * per))"
+    shape "$hub" "$host_end" "$shaper" "$rate"
+    shape "$ns" "$rank_end" "$shaper" "$rate"
     rates+=("${rate}gbit")
   done
   # Each rank enters its namespace (its node's: rank / per): mpirun starts this
@@ -237,7 +457,7 @@ if [[ "$mode" == run ]]; then
   [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
   setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
   echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-    "(tbf burst $(burst_for "$gbit") B)${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+    "(shaper: $(shaper_words "$gbit"))${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi
@@ -269,7 +489,7 @@ for cfg in $configs; do
   setup "$n" "$gbit"
   # Four ranks: a sample of three pairs (every link is shaped alike).
   pairs=(); [[ "$n" -gt 2 ]] && pairs=(--pairs 3)
-  echo "emulate-links: $n ranks, ${gbit} Gbit/s: link" >&2
+  echo "emulate-links: $n ranks, ${gbit} Gbit/s (shaper: $(shaper_words "$gbit")): link" >&2
   rc_link=0
   run_shardroof "$n" "${link_args[@]}" "${pairs[@]}" --force --json "$out_dir/link-$tag.json" \
     > "$out_dir/link-$tag.txt" 2>&1 || rc_link=$?

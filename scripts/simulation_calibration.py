@@ -24,12 +24,11 @@ import platform
 import sys
 
 # Where the emulated links change regime: below 1 KiB a message is latency;
-# Open MPI's TCP eager limit is 64 KiB. From there on, the factors come from
-# the sizes past the tbf burst (256 KiB): an idle shaped link passes a
-# burst at the veth's speed, which every ping-pong sees (its link idles
-# between messages) and a collective's back-to-back steps do not.
+# Open MPI's TCP eager limit is 64 KiB (past it, its rendezvous). The
+# links' shaper has no burst to leave out (scripts/emulate-links.sh
+# --shaper: a bucket of a frame and a measured slack), so each segment's
+# factors come from all of its sizes.
 SEGMENTS = [8, 1024, 65536]
-FIT_FROM = {65536: 262144}
 
 
 def one_way(path):
@@ -75,13 +74,20 @@ def fit(args):
         env = json.load(open(path)).get("environment", {})
         measured.append((env.get("date", "?"), env.get("load_average", "?")))
     L = sum(latency) / len(latency)
+    # The shaper each rate ran on, as emulate-links.sh named it on the console.
+    shapers = []
+    for text in args.rates.split():
+        console = os.path.join(args.dir, f"link-{text}.txt")
+        words = [l.split("(shaper: ", 1)[1].rsplit(")", 1)[0] for l in open(console) if "(shaper: " in l] \
+            if os.path.exists(console) else []
+        shapers.append((text, words[0] if words else "not recorded"))
     lat_f, bw_f = {}, {}
     residuals = []
     for lo in SEGMENTS:
         la, bw = [], []
         for r, t in per_rate.items():
             R = r * 1e9 / 8
-            pts = sorted((m, s) for m, s in t.items() if segment_of(m) == lo and m >= FIT_FROM.get(lo, 0))
+            pts = sorted((m, s) for m, s in t.items() if segment_of(m) == lo)
             fitted = line(pts)
             if fitted is None:
                 continue
@@ -100,7 +106,7 @@ def fit(args):
             model = L * lat_f[lo] + m / (R * bw_f[lo])
             residuals.append((r, m, s, model))
     loop = one_way(os.path.join(args.dir, "loopback.json"))
-    big = sorted((m, s) for m, s in loop.items() if m >= FIT_FROM[SEGMENTS[-1]])
+    big = sorted((m, s) for m, s in loop.items() if m >= SEGMENTS[-1])
     fitted = line(big)
     loop_R = 1 / (fitted[1] * bw_f[SEGMENTS[-1]]) if fitted and fitted[1] > 0 else 0
     loop_L = loop[min(loop)] / lat_f[SEGMENTS[0]]
@@ -118,13 +124,14 @@ def fit(args):
                   "# command below again on a quiet machine, alone, before trusting `simulate.sh --rate`.", ""]
     lines += [
         "# SimGrid's network factors for the emulated links of scripts/emulate-links.sh",
-        "# (tbf-shaped veth pairs between network namespaces, Open MPI over TCP), read by",
+        "# (shaped veth pairs between network namespaces, Open MPI over TCP), read by",
         "# `scripts/simulate.sh --rate GBIT`. Written by scripts/calibrate-simulation.sh:",
         "# SMPI's ping-pong calibration (docs/simulation.md, \"Calibration\"): the one-way",
         "# time of each size (the fastest of its iterations), fitted per segment as",
         "# L * lat-factor + m / (R * bw-factor).",
         f"# Measured on {platform.node()} ({os.cpu_count()} CPUs) at rates {args.rates} Gbit/s: {when};",
         f"# the whole measurement began at load average {args.load}; fitted {now}. Command: {args.command}",
+        *(f"# Shaper at {r} Gbit/s: {w}" for r, w in shapers),
         "",
         "[link]",
         f"latency_s = {L:.6g}          # the smallest message's one-way time (rates' mean)",
@@ -145,9 +152,9 @@ def fit(args):
     worst = 0
     for r, m, s, model in residuals:
         lines.append(f"#   {r:g} {m:>8} {s * 1e6:10.2f} {model * 1e6:10.2f} {model / s - 1:+.1%}")
-        if m >= 1024 and not (SEGMENTS[-1] <= m < FIT_FROM[SEGMENTS[-1]]):
+        if m >= 1024:
             worst = max(worst, abs(model / s - 1))
-    lines.append(f"# worst fit from 1 KiB, leaving out 64 KiB .. 256 KiB (the burst): {worst:.1%}")
+    lines.append(f"# worst fit from 1 KiB: {worst:.1%}")
     with open(args.write, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(l for l in lines if not l.startswith("#   ")))

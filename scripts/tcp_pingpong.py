@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A plain TCP ping-pong between two emulated hosts: the link itself, without MPI.
+
+  tcp_pingpong.py --sizes 4096,8192,... --iters 10 --warmup 2 --json FILE
+
+Started by scripts/bench-emulator.sh through scripts/emulate-links.sh run
+(as the "binary" mpirun starts on 2 ranks, each in its own namespace): rank
+1 (OMPI_COMM_WORLD_RANK) listens on its address, 10.213.0.2, and echoes
+every message; rank 0 connects, sends each message whole (blocking sockets,
+TCP_NODELAY), waits for the echo and writes the median and least one-way
+time (round trip / 2) of every size to --json. Both sides block in the
+kernel while they wait, so the time is the link's and the TCP stack's, not
+a polling loop's.
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import time
+
+PORT = 5202
+
+
+def receive(sock, n, buf):
+    view = memoryview(buf)[:n]
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            sys.exit("tcp_pingpong: the peer closed the connection")
+        got += k
+    return view
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", required=True)
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "-1"))
+    server = "10.213.0.2"
+    buf = bytearray(max(sizes))
+    if rank == 1:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((server, PORT))
+        listener.listen(1)
+        listener.settimeout(30)
+        sock, _ = listener.accept()
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for m in sizes:
+            for _ in range(args.iters + args.warmup):
+                sock.sendall(receive(sock, m, buf))
+        return
+    if rank != 0:
+        sys.exit("tcp_pingpong: run on 2 ranks (OMPI_COMM_WORLD_RANK 0 and 1)")
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            sock = socket.create_connection((server, PORT), timeout=1)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit(f"tcp_pingpong: cannot connect to {server}:{PORT}")
+            time.sleep(0.05)
+    sock.settimeout(None)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    times = []
+    for m in sizes:
+        data = bytes(m)
+        one_way = []
+        for i in range(args.iters + args.warmup):
+            start = time.perf_counter()
+            sock.sendall(data)
+            receive(sock, m, buf)
+            if i >= args.warmup:
+                one_way.append((time.perf_counter() - start) / 2)
+        times.append({"bytes": m, "one_way_s": {"median": statistics.median(one_way), "min": min(one_way),
+                                                "max": max(one_way)}})
+    record = {"what": "tcp ping-pong, blocking sockets, TCP_NODELAY", "iters": args.iters,
+              "warmup": args.warmup, "pairs": [{"src": 0, "dst": 1, "times": times}]}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
+    for t in times:
+        print(f"{t['bytes']:>10} {t['one_way_s']['median'] * 1e6:12.1f} us")
+
+
+if __name__ == "__main__":
+    main()
