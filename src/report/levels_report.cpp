@@ -2,14 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "util/units.h"
+
 namespace shardroof {
 namespace {
-
-std::string time_text(double s) {
-  if (s < 1e-3) return fmt::format("{:.4g} us", s * 1e6);
-  if (s < 1) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} s", s);
-}
 
 std::string rate_text(double bytes_per_s) { return fmt::format("{:.4g} B/s", bytes_per_s); }
 
@@ -39,7 +35,7 @@ void print_levels(std::ostream& out, const LevelsView& v) {
     const auto& l = t.levels[i];
     out << fmt::format("# {:>5}  {:<12} {:>6} {:>10} {:>14} {:>10} {:>8.4g} {:>14} {:>14}  {}\n", i, l.name,
                        l.group_size, t.ranks_up_to(static_cast<int>(i)), rate_text(l.bytes_per_s),
-                       time_text(l.latency_s), l.oversubscription,
+                       format_seconds(l.latency_s), l.oversubscription,
                        rate_text(model::ring_flow_bytes_per_s(t, static_cast<int>(i))),
                        rate_text(model::hier_flow_bytes_per_s(l)), l.link.empty() ? "given" : l.link);
   }
@@ -53,8 +49,8 @@ void print_levels(std::ostream& out, const LevelsView& v) {
                      "D* ring", "D* hier", "faster");
   for (const auto& p : v.levels)
     out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14.1f} {:>14.1f}  {}\n",
-                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, time_text(p.t_ring_contracting),
-                       time_text(p.t_hier_contracting), p.d_star_ring, p.d_star_hier,
+                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, format_seconds(p.t_ring_contracting),
+                       format_seconds(p.t_hier_contracting), p.d_star_ring, p.d_star_hier,
                        verdict(p.faster_contracting, p.t_ring_contracting, p.t_hier_contracting));
   out << fmt::format("# fsdp: the batch sharded, the AllGather of the D x F weight (D = {:g}, F = {:g}); "
                      "B*/N = C*T_comm/(2*D*F) per rank\n",
@@ -63,8 +59,8 @@ void print_levels(std::ostream& out, const LevelsView& v) {
                      "B*/N ring", "B*/N hier", "faster");
   for (const auto& p : v.levels)
     out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14.1f} {:>14.1f}  {}\n",
-                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, time_text(p.t_ring_fsdp),
-                       time_text(p.t_hier_fsdp), p.b_star_per_rank_ring, p.b_star_per_rank_hier,
+                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, format_seconds(p.t_ring_fsdp),
+                       format_seconds(p.t_hier_fsdp), p.b_star_per_rank_ring, p.b_star_per_rank_hier,
                        verdict(p.faster_fsdp, p.t_ring_fsdp, p.t_hier_fsdp));
 }
 

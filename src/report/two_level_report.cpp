@@ -8,14 +8,8 @@
 namespace shardroof {
 namespace {
 
-std::string time_text(double s) {
-  if (s < 1e-3) return fmt::format("{:.4g} us", s * 1e6);
-  if (s < 1) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} s", s);
-}
-
 std::string link_text(const model::LinkLevel& l) {
-  return fmt::format("W = {:.4g} B/s, a = {}", l.bytes_per_s, time_text(l.latency_s));
+  return fmt::format("W = {:.4g} B/s, a = {}", l.bytes_per_s, format_seconds(l.latency_s));
 }
 
 nlohmann::json link_json(const model::LinkLevel& l, const std::string& source) {
@@ -34,9 +28,9 @@ void print_probe(std::ostream& out, const char* level, const link::RingProbeResu
     std::string transfers;
     for (const auto& p : r.transfers)
       if (i < p.times.size())
-        transfers += fmt::format(" {}->{} {}", p.pair.src, p.pair.dst, time_text(p.times[i].one_way.median));
+        transfers += fmt::format(" {}->{} {}", p.pair.src, p.pair.dst, format_seconds(p.times[i].one_way.median));
     out << fmt::format("#   probe {} {:>9}: step {} ({} .. {}); transfers{}\n", level, format_bytes(r.bytes[i]),
-                       time_text(t.median), time_text(t.min), time_text(t.max), transfers);
+                       format_seconds(t.median), format_seconds(t.min), format_seconds(t.max), transfers);
   }
 }
 
@@ -88,10 +82,10 @@ void print_two_level(std::ostream& out, const model::TwoLevelShape& shape, const
   out << fmt::format("#   between nodes   {}  ({})\n", link_text(c.inter), sources.inter);
   out << fmt::format("{:<22} {:>12} {:>14}  {}\n", "algorithm", "T_comm", "D*", "runs at");
   out << fmt::format("{:<22} {:>12} {:>14.1f}  {}{}\n", ar ? "ring AllReduce" : "ring ReduceScatter",
-                     time_text(p.t_comm_flat), p.d_star_flat, link_text(p.flat_link),
+                     format_seconds(p.t_comm_flat), p.d_star_flat, link_text(p.flat_link),
                      sources.flat.empty() ? " (the slower level)" : " (" + sources.flat + ")");
   out << fmt::format("{:<22} {:>12} {:>14.1f}  inside, then W_o/R = {:.4g} B/s per cross-node ring\n",
-                     ar ? "hier AllReduce" : "hier ReduceScatter", time_text(p.t_comm_hier), p.d_star_hier,
+                     ar ? "hier AllReduce" : "hier ReduceScatter", format_seconds(p.t_comm_hier), p.d_star_hier,
                      p.inter_flow_bytes_per_s);
   const double ratio = p.faster == "hier" ? p.t_comm_flat / p.t_comm_hier : p.t_comm_hier / p.t_comm_flat;
   out << fmt::format("model expects {} to win (T_comm {:.2f}x smaller{})\n", p.faster, ratio,

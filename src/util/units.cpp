@@ -18,4 +18,10 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.3g} {}", v, units[u]);
 }
 
+std::string format_seconds(double seconds) {
+  if (seconds < 1e-3) return fmt::format("{:.4g} us", seconds * 1e6);
+  if (seconds < 1) return fmt::format("{:.4g} ms", seconds * 1e3);
+  return fmt::format("{:.4g} s", seconds);
+}
+
 }  // namespace shardroof
