@@ -12,10 +12,17 @@
 #include <toml++/toml.h>
 #include <utility>
 
+#include "model/toml_fields.h"
 #include "util/error.h"
 
 namespace shardroof::model {
 namespace {
+
+using toml_fields::join_names;
+using toml_fields::looks_like_path;
+using toml_fields::read_text;
+using toml_fields::reject_unknown_keys;
+using toml_fields::where;
 
 struct EmbeddedPreset {
   std::string_view name;
@@ -26,23 +33,11 @@ constexpr EmbeddedPreset kBuiltinPresets[] = {
 #include "shardroof/hardware_presets.inc"
 };
 
-std::string join_keys(const std::vector<std::string>& keys) {
-  std::string out;
-  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
-  return out.empty() ? "(none)" : out;
-}
-
 template <class Map>
 std::string join_map_keys(const Map& m) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : m) keys.push_back(k);
-  return join_keys(keys);
-}
-
-std::string where(const toml::node& node, const std::string& origin) {
-  const auto& src = node.source();
-  if (src.begin.line == 0) return origin;
-  return fmt::format("{}:{}", origin, src.begin.line);
+  return join_names(keys);
 }
 
 // A positive, finite number (TOML integer or float) at `key` in `table`.
@@ -66,29 +61,6 @@ std::string optional_string(const toml::table& table, std::string_view key, cons
   const auto* s = node->as_string();
   if (!s) throw_usage("{}: '{}' must be a string", where(*node, origin), key);
   return s->get();
-}
-
-void reject_unknown_keys(const toml::table& table, const std::vector<std::string_view>& known,
-                         const std::string& context, const std::string& origin) {
-  for (const auto& [key, node] : table) {
-    if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-      std::string list;
-      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw_usage("{}: unknown key '{}' in {} (known: {})", where(node, origin), key.str(), context, list);
-    }
-  }
-}
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_usage("--hw: cannot read '{}'", path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -251,23 +223,23 @@ HardwarePreset load_hardware_preset(const std::string& name_or_path) {
   if (looks_like_path(name_or_path) || fs::is_regular_file(name_or_path, ec)) {
     if (!fs::is_regular_file(name_or_path, ec))
       throw_usage("--hw: no preset file '{}' (built-in presets: {})", name_or_path,
-                  join_keys(builtin_preset_names()));
-    return parse_hardware_preset(read_file(name_or_path), name_or_path);
+                  join_names(builtin_preset_names()));
+    return parse_hardware_preset(read_text(name_or_path, "--hw"), name_or_path);
   }
   if (const char* env = std::getenv("SHARDROOF_HARDWARE_DIR"); env && *env) {
     const fs::path file = fs::path(env) / (name_or_path + ".toml");
-    if (fs::is_regular_file(file, ec)) return parse_hardware_preset(read_file(file), file.string());
+    if (fs::is_regular_file(file, ec)) return parse_hardware_preset(read_text(file, "--hw"), file.string());
   }
 #ifdef SHARDROOF_SOURCE_HARDWARE_DIR
   // The source tree's copy (named as in the repository), when it still exists.
   const fs::path source_file = fs::path(SHARDROOF_SOURCE_HARDWARE_DIR) / (name_or_path + ".toml");
   if (fs::is_regular_file(source_file, ec))
-    return parse_hardware_preset(read_file(source_file), "configs/hardware/" + name_or_path + ".toml");
+    return parse_hardware_preset(read_text(source_file, "--hw"), "configs/hardware/" + name_or_path + ".toml");
 #endif
   const std::string_view text = builtin_preset_text(name_or_path);
   if (text.empty())
     throw_usage("--hw: unknown preset '{}' (built-in presets: {}; or give a TOML file)", name_or_path,
-                join_keys(builtin_preset_names()));
+                join_names(builtin_preset_names()));
   return parse_hardware_preset(text, "built-in:" + name_or_path);
 }
 

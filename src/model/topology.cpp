@@ -12,10 +12,16 @@
 
 #include <toml++/toml.h>
 
+#include "model/toml_fields.h"
 #include "util/error.h"
 
 namespace shardroof::model {
 namespace {
+
+using toml_fields::join_names;
+using toml_fields::looks_like_path;
+using toml_fields::read_text;
+using toml_fields::reject_unknown_keys;
 
 struct EmbeddedTopology {
   std::string_view name;
@@ -76,16 +82,6 @@ std::string string_at(const toml::table& table, std::string_view key, const std:
   return s->get();
 }
 
-void reject_unknown_keys(const toml::table& table, const std::vector<std::string_view>& known,
-                         const std::string& context, const std::string& origin) {
-  for (const auto& [key, node] : table)
-    if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-      std::string list;
-      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw_usage("{}: unknown key '{}' in {} (known: {})", origin, key.str(), context, list);
-    }
-}
-
 void check_level_values(const TopologyLevel& l, const std::string& context, const std::string& origin) {
   if (l.group_size < 1) throw_usage("{}: {}.group_size must be a whole number of 1 or more", origin, context);
   if (l.bytes_per_s_given && !(std::isfinite(l.bytes_per_s) && l.bytes_per_s >= 1))
@@ -105,24 +101,6 @@ void check_ranks(const LevelTopology& t) {
     if (n > kMaxRanks)
       throw_usage("{}: the levels' group sizes multiply to more than {} ranks", t.origin, kMaxRanks);
   }
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_usage("--topology: cannot read '{}'", path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "(none)" : out;
 }
 
 }  // namespace
@@ -296,19 +274,19 @@ LevelTopology load_topology(const std::string& name_or_path) {
   if (looks_like_path(name_or_path) || fs::is_regular_file(name_or_path, ec)) {
     if (!fs::is_regular_file(name_or_path, ec))
       throw_usage("--topology: no topology file '{}' (built-in topologies: {})", name_or_path,
-                  join(builtin_topology_names()));
-    return parse_topology(read_text(name_or_path), name_or_path);
+                  join_names(builtin_topology_names()));
+    return parse_topology(read_text(name_or_path, "--topology"), name_or_path);
   }
 #ifdef SHARDROOF_SOURCE_TOPOLOGY_DIR
   // The source tree's copy (named as in the repository), when it still exists.
   const fs::path source_file = fs::path(SHARDROOF_SOURCE_TOPOLOGY_DIR) / (name_or_path + ".toml");
   if (fs::is_regular_file(source_file, ec))
-    return parse_topology(read_text(source_file), "configs/topology/" + name_or_path + ".toml");
+    return parse_topology(read_text(source_file, "--topology"), "configs/topology/" + name_or_path + ".toml");
 #endif
   for (const auto& p : kBuiltinTopologies)
     if (p.name == name_or_path) return parse_topology(p.text, "built-in:" + name_or_path);
   throw_usage("--topology: unknown topology '{}' (built-in topologies: {}; or give a TOML file)", name_or_path,
-              join(builtin_topology_names()));
+              join_names(builtin_topology_names()));
 }
 
 void resolve_links(LevelTopology& t, const HardwarePreset* hw) {
