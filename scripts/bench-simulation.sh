@@ -205,7 +205,10 @@ if [[ -n "$levels_ranks" ]]; then
   # help names the flag (and a run refused with a usage error is skipped
   # with its message).
   hier_levels=0
-  "$bin" coll --help 2>/dev/null | grep -q -- '--levels' && hier_levels=1
+  # (the help read whole first: grep -q would close the pipe early, and
+  # pipefail would count the writer's SIGPIPE as a refusal)
+  coll_help=$("$bin" coll --help 2>/dev/null || true)
+  [[ $coll_help == *--levels* ]] && hier_levels=1
   [[ $hier_levels == 1 ]] || stamp "hier over L levels skipped: this shardroof's coll has no --levels (coll --impl hier --levels g0,g1,... refused)"
   for n in $levels_ranks; do
     topo="$out/levels-$n.toml"
