@@ -143,6 +143,9 @@ print(f"# load after:  {load_after.strip()}")
 for l in range(len(sizes)):
     print(f"# level {l}: g = {sizes[l]}, {gbits[l]:g} Gbit/s shaped -> W = {W[l] / 1e6:.2f} MB/s, o = {o[l]:.3g}, "
           f"alpha = {a[l] * 1e6:.1f} us (median of {len(alphas[l])} link pairs)")
+for line in open(os.path.join(out, "coll.txt")):
+    if line.startswith("emulate-links:"):
+        print("# " + line.strip())
 print(f"# model: predict --level {spec} --datatype float --collective all_reduce")
 coll = json.load(open(os.path.join(out, "coll.json")))
 cache = {}
