@@ -38,7 +38,20 @@
 # link to the bridge: ranks of one node reach each other over loopback TCP
 # inside the namespace (unshaped; Open MPI's shared memory would also join
 # ranks of different namespaces, since they share the machine, so it stays
-# off), ranks of different nodes over the shaped link. `test` is the acceptance check (CTest label
+# off), ranks of different nodes over the shaped link. With --levels
+# g1,g2,... (run only; with --ranks-per-node K, and as many comma-separated
+# --rates as levels: R0,R1,...) the links form a tree of L = 1 + (number of
+# sizes) levels, as `coll --levels` groups the ranks: every rank has its own
+# namespace and a link at R0 to its node's bridge (K consecutive ranks a
+# node; unlike plain --ranks-per-node, ranks of one node meet over shaped
+# links, not loopback); each node a link at R1 to its group's bridge (g1
+# consecutive nodes a group); each group of level l a link at R(l+1) to
+# the bridge of the level above; the last level's groups meet at the hub's
+# bridge. Every link is shaped at both ends; the sizes must multiply to
+# N/K, as for `coll --levels`:
+#   scripts/emulate-links.sh run --bin build/src/shardroof --ranks 8 --ranks-per-node 2 --levels 2,2 \
+#       --rates 0.4,0.2,0.1 -- coll --impl hier,ring --ranks-per-node 2 --levels 2,2
+# `test` is the acceptance check (CTest label
 # `emulation`): for each configuration RANKS:RATE (Gbit/s) it runs `link`
 # and the default `sweep` (D = auto, B = F = 1024 floats) with a time
 # budget, and then judges two kinds of checks:
@@ -89,7 +102,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,86p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,99p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -102,6 +115,7 @@ out_dir=""
 slow_rank=""
 cpu_limit=""
 ranks_per_node=1
+levels=""
 shaper_asked="${SHARDROOF_EMULATE_SHAPER:-auto}"
 sweep_args=()
 cmd_args=()
@@ -115,11 +129,13 @@ while [[ $# -gt 0 ]]; do
     --slow-rank) slow_rank="$2"; shift 2 ;;
     --cpu-limit) cpu_limit="$2"; shift 2 ;;
     --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
+    --levels) levels="$2"; shift 2 ;;
     --shaper) shaper_asked="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
+[[ -z "$levels" || "$mode" == run ]] || { echo "--levels: run only" >&2; exit 2; }
 [[ "$shaper_asked" =~ ^(auto|tbf|htb|netem)$ ]] \
   || { echo "--shaper: expected auto, tbf, htb or netem, got '$shaper_asked'" >&2; exit 2; }
 [[ -n "$bin" && -x "$bin" ]] || { echo "--bin: no shardroof executable at '$bin'" >&2; exit 2; }
@@ -404,6 +420,14 @@ setup() {
     shape "$ns" "$rank_end" "$shaper" "$rate"
     rates+=("${rate}gbit")
   done
+  write_wrapper "$per" "${rates[@]}"
+}
+
+# write_wrapper <ranks per namespace> <the rate of each namespace's link, e.g. 1gbit>...
+write_wrapper() {
+  local per="$1"
+  shift
+  local rates=("$@")
   # Each rank enters its namespace (its node's: rank / per): mpirun starts this
   # wrapper. The CPU-limited rank joins its cgroup first, through this
   # script's view of the file system (/proc/<pid>/root): `ip netns exec`
@@ -422,6 +446,75 @@ fi
 exec ip netns exec "\$ns" "\$@"
 WRAP
   chmod +x "$work/enter-rank-ns.sh"
+}
+
+# setup_levels <ranks> <ranks per node> <sizes above the node, comma list> <rates, comma list>
+# A tree of bridges: each rank's namespace has a link at rate 0 to its
+# node's bridge (a namespace of its own); each unit of level l (0: a node,
+# 1: a group of nodes, ...) a link at rate l+1 to the bridge of the unit
+# above it; the outermost units meet at the hub's bridge. Unit u of level
+# l holds the consecutive units u*g .. u*g+g-1 of the level below.
+setup_levels() {
+  local n="$1" per="$2" sizes_list="$3" rates_list="$4" i l u ns parent_ns dev_up dev_down rate
+  local sizes=() gbits=() bridge_of=() next_bridge_of=() rank_rates=()
+  IFS=, read -r -a sizes <<< "$sizes_list"
+  IFS=, read -r -a gbits <<< "$rates_list"
+  local link=0
+  ip netns add "$hub"
+  namespaces+=("$hub")
+  ip -n "$hub" link set lo up
+  ip -n "$hub" link add "$bridge" type bridge
+  ip -n "$hub" addr add 10.213.0.254/24 dev "$bridge"
+  ip -n "$hub" link set "$bridge" up
+  for rate in "${gbits[@]}"; do calibrate_slack "$rate" "$n"; done
+  # join <namespace of the lower end> <its device> <namespace of the bridge> <rate>:
+  # a veth from a namespace (a rank's, or a unit's bridge) to the bridge in
+  # another, both ends shaped.
+  join() {
+    local low_ns="$1" low_dev="$2" up_ns="$3" gbit="$4" up_dev="${prefix}u$link"
+    link=$((link + 1))
+    ip -n "$up_ns" link add "$up_dev" type veth peer name "$low_dev" netns "$low_ns"
+    ip -n "$up_ns" link set "$up_dev" master "$bridge" up
+    # A unit's lower end is a port of its own bridge; a rank's is its address.
+    [[ "$low_ns" == "${prefix}-r"* ]] || ip -n "$low_ns" link set "$low_dev" master "$bridge"
+    ip -n "$low_ns" link set "$low_dev" up
+    shape "$up_ns" "$up_dev" "$shaper" "$gbit"
+    shape "$low_ns" "$low_dev" "$shaper" "$gbit"
+  }
+  # unit_bridge <namespace>: a namespace holding an unaddressed bridge.
+  unit_bridge() {
+    ip netns add "$1"
+    namespaces+=("$1")
+    ip -n "$1" link add "$bridge" type bridge
+    ip -n "$1" link set "$bridge" up
+  }
+  # The units of every level, innermost first: the namespace of each bridge.
+  local counts=($((n / per))) units
+  for ((l = 0; l < ${#sizes[@]}; l++)); do counts+=($((counts[l] / sizes[l]))); done
+  # Level l's units (l = 0 .. L-2) are namespaces <prefix>-l<l>u<u>; the
+  # last level's single unit is the hub.
+  unit_ns() {
+    if (($1 == ${#sizes[@]})); then echo "$hub"; else echo "${prefix}-l$1u$2"; fi
+  }
+  for ((l = 0; l < ${#sizes[@]}; l++)); do
+    for ((u = 0; u < counts[l]; u++)); do unit_bridge "$(unit_ns "$l" "$u")"; done
+  done
+  for ((i = 0; i < n; i++)); do
+    ns="${prefix}-r$i"
+    ip netns add "$ns"
+    namespaces+=("$ns")
+    ip -n "$ns" link set lo up
+    join "$ns" "${prefix}r$i" "$(unit_ns 0 $((i / per)))" "${gbits[0]}"
+    ip -n "$ns" addr add "10.213.0.$((i + 1))/24" dev "${prefix}r$i"
+    rank_rates+=("${gbits[0]}gbit")
+  done
+  for ((l = 0; l < ${#sizes[@]}; l++)); do
+    for ((u = 0; u < counts[l]; u++)); do
+      join "$(unit_ns "$l" "$u")" "${prefix}d$link" "$(unit_ns $((l + 1)) $((u / sizes[l])))" "${gbits[l + 1]}"
+    done
+  done
+  # Each rank in its own namespace; its line rate is that of its own link.
+  write_wrapper 1 "${rank_rates[@]}"
 }
 
 # run_shardroof <ranks> <args...>: mpirun in the hub, ranks in their namespaces.
@@ -453,11 +546,38 @@ if [[ "$mode" == run ]]; then
     # A SKIPPED line (77) or a usage error (2) is cpu-limit.sh's own, on stderr.
     cpu_group="$("$repo/scripts/cpu-limit.sh" create "${cpu_limit#*:}")" || exit $?
   fi
-  slow_node=""
-  [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
-  setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
-  echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-    "(shaper: $(shaper_words "$gbit"))${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+  if [[ -n "$levels" ]]; then
+    # Sizes: whole numbers from 1 that multiply to the nodes; one rate per level.
+    [[ "$levels" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] \
+      || { echo "--levels: expected sizes g1,g2,... (whole numbers from 1), got '$levels'" >&2; exit 2; }
+    nodes=$((n / ranks_per_node))
+    product=1
+    IFS=, read -r -a level_sizes <<< "$levels"
+    for g in "${level_sizes[@]}"; do product=$((product * g)); done
+    [[ $product == "$nodes" ]] \
+      || { echo "--levels $levels: the sizes multiply to $product, not to the $nodes nodes of $ranks_per_node rank(s)" >&2; exit 2; }
+    IFS=, read -r -a level_rates <<< "$gbit"
+    [[ ${#level_rates[@]} == $((${#level_sizes[@]} + 1)) ]] \
+      || { echo "--levels $levels: expected $((${#level_sizes[@]} + 1)) rates R0,R1,... in Gbit/s (the node's links first), got --rates '$gbit'" >&2; exit 2; }
+    for r in "${level_rates[@]}"; do
+      [[ "$r" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v r="$r" 'BEGIN { exit !(r > 0) }' \
+        || { echo "--rates: expected rates in Gbit/s above 0, got '$r'" >&2; exit 2; }
+    done
+    (( ${#level_rates[@]} <= 254 && n <= 253 )) || { echo "--levels: at most 253 ranks" >&2; exit 2; }
+    [[ -z "$slow_rank" ]] || { echo "--slow-rank: not with --levels (give the levels their rates)" >&2; exit 2; }
+    setup_levels "$n" "$ranks_per_node" "$levels" "$gbit"
+    words="$ranks_per_node rank(s) per node, each rank on its own ${level_rates[0]} Gbit/s link to its node's bridge"
+    for ((l = 0; l < ${#level_sizes[@]}; l++)); do
+      words+="; ${level_sizes[l]} $([[ $l == 0 ]] && echo node || echo "level-$l group")(s) $([[ $l == $((${#level_sizes[@]} - 1)) ]] && echo "joined at the hub" || echo "per level-$((l + 1)) group"), each on a ${level_rates[l + 1]} Gbit/s link up"
+    done
+    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';'))${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+  else
+    slow_node=""
+    [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
+    setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
+    echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
+      "(shaper: $(shaper_words "$gbit"))${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+  fi
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
 fi
