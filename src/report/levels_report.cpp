@@ -45,23 +45,25 @@ void print_levels(std::ostream& out, const LevelsView& v) {
   out << fmt::format("# contracting: D sharded, the {} of the B x F partial sum (B = {:g}, F = {:g}); "
                      "D* = N*C*T_comm/(2*B*F)\n",
                      ar ? "AllReduce" : "ReduceScatter", s.B, s.F);
-  out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14} {:>14}  {}\n", "up to", "ranks", "T ring", "T hier",
-                     "D* ring", "D* hier", "faster");
-  for (const auto& p : v.levels)
-    out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14.1f} {:>14.1f}  {}\n",
-                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, format_seconds(p.t_ring_contracting),
-                       format_seconds(p.t_hier_contracting), p.d_star_ring, p.d_star_hier,
-                       verdict(p.faster_contracting, p.t_ring_contracting, p.t_hier_contracting));
+  // One table per sharding: each level's ring and hier time, the crossover
+  // each gives, and which is faster.
+  using P = model::LevelPrediction;
+  const auto table = [&](const char* star, double P::*t_ring, double P::*t_hier, double P::*x_ring,
+                         double P::*x_hier, std::string P::*faster) {
+    out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14} {:>14}  {}\n", "up to", "ranks", "T ring", "T hier",
+                       fmt::format("{} ring", star), fmt::format("{} hier", star), "faster");
+    for (const auto& p : v.levels)
+      out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14.1f} {:>14.1f}  {}\n",
+                         t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, format_seconds(p.*t_ring),
+                         format_seconds(p.*t_hier), p.*x_ring, p.*x_hier, verdict(p.*faster, p.*t_ring, p.*t_hier));
+  };
+  table("D*", &P::t_ring_contracting, &P::t_hier_contracting, &P::d_star_ring, &P::d_star_hier,
+        &P::faster_contracting);
   out << fmt::format("# fsdp: the batch sharded, the AllGather of the D x F weight (D = {:g}, F = {:g}); "
                      "B*/N = C*T_comm/(2*D*F) per rank\n",
                      s.D, s.F);
-  out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14} {:>14}  {}\n", "up to", "ranks", "T ring", "T hier",
-                     "B*/N ring", "B*/N hier", "faster");
-  for (const auto& p : v.levels)
-    out << fmt::format("{:<14} {:>10} {:>12} {:>12} {:>14.1f} {:>14.1f}  {}\n",
-                       t.levels[static_cast<std::size_t>(p.level)].name, p.ranks, format_seconds(p.t_ring_fsdp),
-                       format_seconds(p.t_hier_fsdp), p.b_star_per_rank_ring, p.b_star_per_rank_hier,
-                       verdict(p.faster_fsdp, p.t_ring_fsdp, p.t_hier_fsdp));
+  table("B*/N", &P::t_ring_fsdp, &P::t_hier_fsdp, &P::b_star_per_rank_ring, &P::b_star_per_rank_hier,
+        &P::faster_fsdp);
 }
 
 nlohmann::json levels_document(const LevelsView& v) {
