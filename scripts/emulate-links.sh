@@ -391,16 +391,21 @@ shaper_words() {
   esac
 }
 
-# setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
-setup() {
-  local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" i ns host_end rank_end rate
-  local rates=()
+# The hub namespace (where mpirun runs) and its bridge at 10.213.0.254.
+make_hub() {
   ip netns add "$hub"
   namespaces+=("$hub")
   ip -n "$hub" link set lo up
   ip -n "$hub" link add "$bridge" type bridge
   ip -n "$hub" addr add 10.213.0.254/24 dev "$bridge"
   ip -n "$hub" link set "$bridge" up
+}
+
+# setup <namespaces> <rate Gbit/s> [ranks per namespace] [<slow namespace>:<its rate Gbit/s>]
+setup() {
+  local n="$1" gbit="$2" per="${3:-1}" slow="${4:-}" i ns host_end rank_end rate
+  local rates=()
+  make_hub
   for ((i = 0; i < n; i++)); do
     ns="${prefix}-r$i"
     host_end="${prefix}h$i"
@@ -460,12 +465,7 @@ setup_levels() {
   IFS=, read -r -a sizes <<< "$sizes_list"
   IFS=, read -r -a gbits <<< "$rates_list"
   local link=0
-  ip netns add "$hub"
-  namespaces+=("$hub")
-  ip -n "$hub" link set lo up
-  ip -n "$hub" link add "$bridge" type bridge
-  ip -n "$hub" addr add 10.213.0.254/24 dev "$bridge"
-  ip -n "$hub" link set "$bridge" up
+  make_hub
   for rate in "${gbits[@]}"; do calibrate_slack "$rate" "$n"; done
   # join <namespace of the lower end> <its device> <namespace of the bridge> <rate>:
   # a veth from a namespace (a rank's, or a unit's bridge) to the bridge in
