@@ -27,6 +27,7 @@
 #include "report/bringup.h"
 #include "report/preset_report.h"
 #include "report/sweep_report.h"
+#include "report/sweep_levels_report.h"
 #include "report/two_level_report.h"
 #include "shardroof/default_config.h"
 #include "sweep/analysis.h"
@@ -36,6 +37,7 @@
 #include "sweep/plan.h"
 #include "sweep/runner.h"
 #include "sweep/search.h"
+#include "sweep/levels.h"
 #include "sweep/two_level.h"
 #include "util/agreement.h"
 #include "util/error.h"
@@ -76,8 +78,9 @@ class SweepCommand final : public Command {
     Topology topology = discover_topology(ctx.mpi.world());
     run_agreed(ctx.mpi.world(), [&] {
       plan = sweep::make_sweep_plan(f_, *app_, ranks, node);
-      topology = with_ranks_per_node(topology, f_.ranks_per_node);
+      topology = with_levels(with_ranks_per_node(topology, f_.ranks_per_node), f_.levels);
       plan.ring.hier.node_of_rank = topology.node_of_rank;
+      plan.ring.hier.group_of_rank = topology.group_of_rank;
       if (plan.impl == coll::Algorithm::Hier)
         if (const std::string why = hier_unavailable_reason(topology, plan.kind == coll::CollectiveKind::ReduceScatter);
             !why.empty())
@@ -154,14 +157,30 @@ class SweepCommand final : public Command {
       return out.exit_status(fmt::format("the ring probe received {} wrong bytes", ceilings.link.probe->wrong));
     // Two levels (several nodes of several ranks): each level's link as
     // hier's phases see it, beside the whole ring's.
+    // Past two levels (levels above the nodes): every level's probes and
+    // T_comm at S over its groups instead; hier runs over all of them.
+    const bool past_two_levels = !topology.group_of_rank.empty();
     std::optional<sweep::TwoLevelProbes> levels;
-    if (!link_from && !plan.fsdp()) {
+    if (!link_from && !plan.fsdp() && !past_two_levels) {
       ctx.progress << "sweep: the ring probe inside the nodes and across them\n" << std::flush;
       levels = runner.measure_two_level_probes();
     }
     if (levels && (levels->intra.wrong > 0 || levels->inter.wrong > 0 || levels->inter_alone_wrong > 0))
       return out.exit_status(fmt::format("the two-level ring probe received {} wrong bytes",
                                          levels->intra.wrong + levels->inter.wrong + levels->inter_alone_wrong));
+    std::optional<sweep::LevelMeasurements> per_level;
+    if (!plan.fsdp() && past_two_levels) {
+      ctx.progress << fmt::format("sweep: the ring probes and T_comm at S on each level ({})\n", describe(topology))
+                   << std::flush;
+      per_level = runner.measure_levels(hierarchy_layout(topology));
+    }
+    if (per_level) {
+      long long wrong = per_level->probes.wrong();
+      for (const auto& c : per_level->comm) wrong += c.wrong;
+      if (wrong > 0)
+        return out.exit_status(fmt::format("the per-level probes and collectives received {} wrong elements or bytes",
+                                           wrong));
+    }
     std::vector<sweep::PointRecord> points;
     // Every rank holds the same samples and stamps, so every rank's analysis agrees.
     sweep::SweepAnalysis analysis = sweep::analyze(plan, ranks, ceilings, points, analysis_options);
@@ -190,6 +209,9 @@ class SweepCommand final : public Command {
       if (ctx.mpi.is_root())
         add_sweep_results_json(doc, plan, ceilings, analysis, points, search_report, levels,
                                sweep::analyze_two_level(plan, ceilings, levels, points), rank_hosts);
+      if (ctx.mpi.is_root() && per_level)
+        if (const auto l = sweep::analyze_levels(plan, ceilings, per_level, points))
+          doc["levels"] = sweep_levels_json(*l, *per_level);
     };
     const auto csv_text = [&] { return sweep_csv(points, analysis, plan); };
     const std::optional<std::size_t> total = plan.search ? std::nullopt : std::optional(plan.D.size());
@@ -297,6 +319,9 @@ class SweepCommand final : public Command {
                       console.summary(points, analysis, ceilings, plan, search_report);
                       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
                         print_two_level_crossovers(ctx.detail, *two, analysis, std::string(to_string(plan.impl)));
+                      // Asked for with --levels (or Slurm's switches): shown by default.
+                      if (const auto l = sweep::analyze_levels(plan, ceilings, per_level, points))
+                        print_sweep_levels(ctx.out, *l);
                       if (model_hw_cmp) print_preset_comparison(ctx.detail, *model_hw, *model_hw_cmp);
                       // A BLAS kernel below the CPU is said by default: it changes every number above.
                       for (const auto& w : hardware_warnings(hardware, {plan.type})) ctx.out << w << "\n";

@@ -85,4 +85,30 @@ struct TwoLevelProbes {
   long long inter_alone_wrong = 0;
 };
 
+// The ring probe on each level of L nested levels (link/level_probe.h),
+// innermost first. `phase`: hier's ring at that level, every ring of the
+// level at once (the g_l ranks that differ in c_l alone), on the block that
+// level's ring step moves; its W is each flow's share where rings share
+// links out of a group. `span`: a flat ring over every rank of one group of
+// that level, every group at once, on the block of S/P_l: the flat ring
+// when a shard's ranks span that level. A level of one unit per unit (g_l =
+// 1) moves nothing and has no probe.
+struct LevelProbe {
+  int level = 0;
+  int group_size = 1;      // g_l
+  long long ranks = 1;     // P_l = g_0 * ... * g_l
+  RingProbeResult phase;
+  RingProbeResult span;
+};
+
+struct LevelProbes {
+  std::vector<int> sizes;  // g_0, g_1, ..., innermost first
+  std::vector<LevelProbe> levels;  // those with g_l > 1
+  long long wrong() const {
+    long long w = 0;
+    for (const auto& l : levels) w += l.phase.wrong + l.span.wrong;
+    return w;
+  }
+};
+
 }  // namespace shardroof::link

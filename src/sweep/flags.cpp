@@ -43,6 +43,9 @@ void refuse_other_case_flags(const SweepFlags& f, const CLI::App& app, bool fsdp
     if (given(app, "--ranks-per-node"))
       throw_usage("--ranks-per-node: groups the ranks into nodes for --impl hier's two levels, which only the "
                   "contracting case has (--sharding contracting)");
+    if (given(app, "--levels"))
+      throw_usage("--levels: groups the nodes into levels for hier and D* per level, which only the contracting "
+                  "case has (--sharding contracting)");
     if (given(app, "--model-hw") || given(app, "--model-link"))
       throw_usage("--model-hw: sets the contracting case's D* beside a preset; for the fsdp case run `shardroof "
                   "predict --sharding fsdp --hw NAME`");
@@ -105,6 +108,7 @@ void add_sweep_flags(CLI::App& app, SweepFlags& f) {
                  "library's) | auto | pairwise | direct")
       ->capture_default_str();
   add_ranks_per_node_flag(app, f.ranks_per_node);
+  add_levels_flag(app, f.levels);
   add_backend_flag(app, f.compute.backend);
   app.add_option("--transport", f.transport, "What the collective runs over: mpi | nccl (cuda only)")
       ->capture_default_str();

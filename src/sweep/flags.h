@@ -39,6 +39,7 @@ struct SweepFlags {
   std::string overlap_chunks = "graded";
   std::string overlap_wait = "sleep";
   int ranks_per_node = 0;
+  std::string levels;  // --levels g1,g2,...: levels of groups above the node
   OutputFlags output;
   BaselineFlags baseline;
   std::string model_hw;

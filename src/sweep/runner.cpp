@@ -13,6 +13,9 @@
 #include "sweep/overlap_model.h"
 #include "sweep/sample_floors.h"
 #include "trace/clock_sync.h"
+#include "collectives/check_pattern.h"
+#include "collectives/sub_transport.h"
+#include "link/level_probe.h"
 #include "link/two_level_probe.h"
 #include "util/error.h"
 #include "util/mpi_session.h"
@@ -361,6 +364,87 @@ std::optional<TwoLevelProbes> SweepRunner::measure_two_level_probes() {
   if (plan_.fsdp()) return std::nullopt;
   return link::measure_two_level_probe(setup_.transport(), setup_.memory(), comm_, plan_.ring.hier.node_of_rank,
                                        plan_.B * plan_.F, coll::size_of(plan_.type), probe_timing(plan_.timing));
+}
+
+std::optional<LevelMeasurements> SweepRunner::measure_levels(const coll::HierarchyLayout& layout) {
+  if (plan_.fsdp()) return std::nullopt;
+  const std::size_t es = coll::size_of(plan_.type);
+  const std::size_t BF = plan_.B * plan_.F;
+  LevelMeasurements out;
+  out.probes = link::measure_level_probes(setup_.transport(), setup_.memory(), comm_, layout, BF, es,
+                                          probe_timing(plan_.timing));
+  auto& mem = backend_.memory();
+  auto clock = backend_.make_clock();
+  // Every level's collectives on their own groups, built and filled before any is timed.
+  struct LevelRun {
+    std::unique_ptr<coll::SubTransport> transport;
+    std::unique_ptr<coll::Collective> ring, hier;
+    std::unique_ptr<coll::Allocation> in, ring_out, hier_out;
+  };
+  std::vector<LevelRun> runs;
+  std::vector<IterationFn> ops;
+  std::vector<std::byte> host(BF * es + 1);
+  for (const link::LevelProbe& probe : out.probes.levels) {
+    LevelRun r;
+    r.transport = std::make_unique<coll::SubTransport>(setup_.transport(),
+                                                       link::group_members(layout, rank_, probe.level));
+    const int n = r.transport->size();
+    coll::CollectiveOptions options = plan_.ring;
+    options.tracer = nullptr;
+    r.ring = coll::make_collective(coll::Algorithm::Ring, plan_.kind, *r.transport, setup_.memory(), options);
+    if (probe.ranks > probe.group_size) {  // a level below moves data: hier is not the ring
+      // The group's ranks in index order: consecutive units at every level below.
+      options.hier.node_of_rank.assign(static_cast<std::size_t>(n), 0);
+      options.hier.group_of_rank.assign(static_cast<std::size_t>(probe.level - 1), std::vector<int>(n, 0));
+      for (int j = 0; j < n; ++j) {
+        int unit = layout.size(0);
+        options.hier.node_of_rank[static_cast<std::size_t>(j)] = j / unit;
+        for (int l = 1; l < probe.level; ++l) {
+          unit *= layout.size(l);
+          options.hier.group_of_rank[static_cast<std::size_t>(l - 1)][static_cast<std::size_t>(j)] = j / unit;
+        }
+      }
+      r.hier = coll::make_collective(coll::Algorithm::Hier, plan_.kind, *r.transport, setup_.memory(), options);
+    }
+    r.in = mem.allocate(BF * es + 1);
+    r.ring_out = mem.allocate(BF * es + 1);
+    r.hier_out = mem.allocate(BF * es + 1);
+    coll::fill_pattern(host.data(), BF, 0, r.transport->rank(), n, plan_.type, coll::ReduceOp::Sum);
+    mem.copy(r.in->data(), host.data(), BF * es);
+    mem.synchronize();
+    runs.push_back(std::move(r));
+  }
+  for (LevelRun& r : runs) {
+    ops.push_back([&r, BF, this](int) {
+      r.ring->run(r.in->data(), r.ring_out->data(), BF, plan_.type, coll::ReduceOp::Sum);
+    });
+    if (r.hier)
+      ops.push_back([&r, BF, this](int) {
+        r.hier->run(r.in->data(), r.hier_out->data(), BF, plan_.type, coll::ReduceOp::Sum);
+      });
+  }
+  const std::vector<std::vector<double>> times = time_interleaved(comm_, plan_.timing, *clock, ops);
+  std::size_t op = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    LevelRun& r = runs[i];
+    LevelComm c;
+    c.level = out.probes.levels[i].level;
+    c.ranks = out.probes.levels[i].ranks;
+    c.ring = summarize(times[op++]);
+    if (r.hier) c.hier = summarize(times[op++]);
+    // What the last timed calls left, checked as every collective is.
+    const coll::CallShape at{BF, r.transport->rank(), r.transport->size(), 0};
+    long long wrong = 0;
+    for (auto* buffer : {&r.ring_out, &r.hier_out}) {
+      if (buffer == &r.hier_out && !r.hier) continue;
+      mem.copy(host.data(), (*buffer)->data(), coll::traits(plan_.kind).output_count(at) * es);
+      mem.synchronize();
+      wrong += static_cast<long long>(coll::count_wrong(host.data(), at, plan_.kind, plan_.type, coll::ReduceOp::Sum));
+    }
+    c.wrong = sum_over_ranks(comm_, wrong);
+    out.comm.push_back(c);
+  }
+  return out;
 }
 
 link::RingProbeResult SweepRunner::ring_probe(const TimingPlan& timing) {

@@ -20,10 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "collectives/hierarchy_layout.h"
 #include "compute/compute_backend.h"
 #include "link/ring_probe.h"
 #include "model/pipeline.h"
 #include "model/roofline.h"
+#include "sweep/levels.h"
 #include "sweep/two_level.h"
 #include "measure/comm_setup.h"
 #include "ceilings/ceilings.h"
@@ -71,6 +73,10 @@ class SweepRunner {
   RunCeilings measure_ceiling_round(const RunCeilings& first);
   // The ring probe on each level of plan.ring.hier.node_of_rank (link/two_level_probe.h).
   std::optional<TwoLevelProbes> measure_two_level_probes();
+  // Past two levels (sweep/levels.h): the ring probes of every level and
+  // T_comm at S of our ring and hier over every group of each level at once,
+  // checked. Empty with fsdp (hier gathers nothing).
+  std::optional<LevelMeasurements> measure_levels(const coll::HierarchyLayout& layout);
   // The link model (W, alpha, g) `--overlap auto` weighs each K with; until
   // it is set, the measured T_comm is cut in proportion (no latency paid
   // again).

@@ -308,6 +308,92 @@ def roofline_crossover(doc, n, t_comm):
     return n * min(shard_c, shard_m), floor
 
 
+def crossing_of_level(D, tm, level, first_is_floor):
+    """sweep/fit.h's crossing_of_level: (D, extrapolated, below_floor)."""
+    i = 0
+    while i < len(D) and tm[i] < level:
+        i += 1
+    if i == 0:
+        return (None, False, True) if first_is_floor else (D[0] * level / tm[0], True, False)
+    if i == len(D):
+        return D[-1] * level / tm[-1], True, False
+    r0, r1 = math.log(tm[i - 1] / level), math.log(tm[i] / level)
+    frac = r0 / (r0 - r1) if r1 != r0 else 0.5
+    return math.exp(math.log(D[i - 1]) + frac * (math.log(D[i]) - math.log(D[i - 1]))), False, False
+
+
+def ring_terms(n, nbytes, elems, a, W, g, kind):
+    if n <= 1:
+        return 0.0
+    steps, passes, reduce = {"all_reduce": (2, 2, 1), "reduce_scatter": (1, 1, 1)}[kind]
+    f = (n - 1) / n
+    return steps * (n - 1) * a + passes * f * nbytes / W + reduce * f * elems * g
+
+
+def check_levels(doc, st, pts):
+    """Past two levels: D* per level (sweep/levels.h), solved again from its own rows."""
+    sizes = doc["topology"].get("levels") or []
+    lv = doc.get("levels")
+    if len(sizes) <= 2 or fsdp(st):
+        if lv is not None:
+            fail(f"a levels block with levels {sizes}")
+        return
+    if lv is None or lv["sizes"] != sizes:
+        fail(f"levels {sizes} but the record's levels block is {lv and lv['sizes']}")
+    want = [l for l in range(len(sizes)) if sizes[l] > 1]
+    if [r["level"] for r in lv["levels"]] != want:
+        fail(f"levels rows {[r['level'] for r in lv['levels']]}, not the levels that move data {want}")
+    B, F, s, kind = whole(st), st["F"], st["bytes_per_element"], st["collective"]
+    g = doc["ceilings"].get("g_s_per_element", 0.0)
+    shard = [p["shard"] for p in pts]
+    tm = [p["t_math_s"]["median"] for p in pts]
+    first_is_floor = bool(shard) and shard[0] <= 1
+    hier_model, below = 0.0, 1
+    for r in lv["levels"]:
+        l = r["level"]
+        P = math.prod(sizes[:l + 1])
+        below = math.prod(sizes[:l])
+        what = f"levels: level {l}"
+        if r["ranks"] != P or r["group_size"] != sizes[l]:
+            fail(f"{what}: ranks {r['ranks']} group_size {r['group_size']}, not {P} and {sizes[l]}")
+        if r["wrong"] != 0:
+            fail(f"{what}: {r['wrong']} wrong elements")
+        samples = r["t_ring_samples_s"]
+        if not samples or not (min(samples) <= r["t_ring_s"] <= max(samples)):
+            fail(f"{what}: t_ring_s {r['t_ring_s']} outside its samples")
+        if r["t_hier_samples_s"] is None and not close(r["t_hier_s"], r["t_ring_s"], 1e-12):
+            fail(f"{what}: no hier measured (nothing below moves data) but t_hier_s is not the ring's")
+        span = r["span_link"]
+        if span is not None:
+            t = ring_terms(P, B * F * s, B * F, span["alpha_s"], span["W_bytes_per_s"], g, kind)
+            if not close(t, r["t_ring_model_s"], 1e-9):
+                fail(f"{what}: t_ring_model_s {r['t_ring_model_s']} != {t} from the span probe")
+        elif r["t_ring_model_s"] is not None:
+            fail(f"{what}: a ring model without a span link")
+        phase = r["phase_link"]
+        if phase is None or hier_model is None:
+            hier_model = None
+            if r["t_hier_model_s"] is not None:
+                fail(f"{what}: a hier model without every level's link")
+        else:
+            hier_model += ring_terms(sizes[l], B * F * s / below, B * F / below, phase["alpha_s"],
+                                     phase["W_bytes_per_s"], g, kind)
+            if not close(hier_model, r["t_hier_model_s"], 1e-9):
+                fail(f"{what}: t_hier_model_s {r['t_hier_model_s']} != {hier_model} summed over the levels")
+        D = [x * P for x in shard]
+        for key, t in (("D_ring", r["t_ring_s"]), ("D_hier", r["t_hier_s"]), ("D_ring_model", r["t_ring_model_s"]),
+                       ("D_hier_model", r["t_hier_model_s"])):
+            got = r[key]
+            if t is None or not t > 0:
+                if got["D"] is not None:
+                    fail(f"{what}: {key} without a T_comm")
+                continue
+            d, ext, floor = crossing_of_level(D, tm, t, first_is_floor)
+            if got["below_floor"] != floor or got["extrapolated"] != ext or \
+                    (d is None) != (got["D"] is None) or (d is not None and not close(d, got["D"], 1e-9)):
+                fail(f"{what}: {key} {got} != {(d, ext, floor)} from the T_math curve at {t}")
+
+
 def check_stability(doc, cr):
     stab = doc.get("stability")
     if stab is None:
@@ -578,6 +664,7 @@ def main():
         fail("--overlap but the summary does not speak of it")
     if ks:
         check_outlook(doc, st, n)
+    check_levels(doc, st, pts)
     print(f"check_sweep_json: ok ({st.get('sharding', 'contracting')}, {len(pts)} points, {xname}_empirical = "
           f"{cr['D_empirical']} {cr['D_empirical_ci']}, "
           f"D_predicted = {cr['D_predicted']}, D_book = {cr['D_book']}"
