@@ -198,6 +198,7 @@ class SweepCommand final : public Command {
       print_two_level(ctx.detail, two->shape, two->ceilings, two->prediction, two->sources);
       print_two_level_probes(ctx.detail, *levels);
     }
+    if (per_level) print_sweep_level_probes(ctx.detail, *per_level);
     console.table_header(plan);
 
     std::optional<sweep::CrossoverSearch> search;

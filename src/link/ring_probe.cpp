@@ -1,5 +1,7 @@
 #include "link/ring_probe.h"
 
+#include "collectives/wait.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -114,11 +116,17 @@ RingProbeResult measure_ring_probe(coll::Transport& transport, coll::MemoryOps& 
       since_start.start();
       auto r = transport.irecv(recv->data(), bytes, left, plan.tag);
       auto s = transport.isend(send->data(), bytes, right, plan.tag);
-      // Poll both, so each completion is read when it happens.
+      // Poll both, so each completion is read when it happens; between
+      // polls wait as the collectives do on this transport (collectives/
+      // wait.h): with more ranks than cores a spinning rank took the core
+      // its peer's TCP progress needed, and a 2-rank exchange over an
+      // emulated link ran at half its rate in most iterations.
+      const coll::WaitPause pause(transport.wait_policy());
       double t_recv = -1, t_send = -1;
       while (t_recv < 0 || t_send < 0) {
         if (t_recv < 0 && r->test()) t_recv = since_start.stop();
         if (t_send < 0 && s->test()) t_send = since_start.stop();
+        if (t_recv < 0 || t_send < 0) pause();
       }
       memory.synchronize();
       if (iteration >= 0) {

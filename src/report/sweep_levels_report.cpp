@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "report/two_level_report.h"
+
 namespace shardroof {
 namespace {
 
@@ -83,6 +85,10 @@ nlohmann::json sweep_levels_json(const sweep::LevelsAnalysis& levels, const swee
                         {"D_hier", crossing_json(l.d_hier)},
                         {"D_ring_model", crossing_json(l.d_ring_model)},
                         {"D_hier_model", crossing_json(l.d_hier_model)}};
+    if (i < measured.probes.levels.size()) {
+      r["phase_probe"] = ring_probe_json(measured.probes.levels[i].phase);
+      r["span_probe"] = ring_probe_json(measured.probes.levels[i].span);
+    }
     if (i < measured.comm.size()) {
       const auto& c = measured.comm[i];
       r["t_ring_samples_s"] = c.ring.samples;
@@ -92,6 +98,17 @@ nlohmann::json sweep_levels_json(const sweep::LevelsAnalysis& levels, const swee
     rows.push_back(std::move(r));
   }
   return {{"sizes", levels.sizes}, {"method", kMethod}, {"levels", std::move(rows)}};
+}
+
+}  // namespace shardroof
+
+namespace shardroof {
+
+void print_sweep_level_probes(std::ostream& out, const sweep::LevelMeasurements& measured) {
+  for (const auto& l : measured.probes.levels) {
+    print_ring_probe(out, fmt::format("level {} hier's ring", l.level), l.phase);
+    if (l.ranks > l.group_size) print_ring_probe(out, fmt::format("level {} flat ring", l.level), l.span);
+  }
 }
 
 }  // namespace shardroof

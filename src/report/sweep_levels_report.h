@@ -12,6 +12,8 @@
 namespace shardroof {
 
 void print_sweep_levels(std::ostream& out, const sweep::LevelsAnalysis& levels);
+// Each level's probes, size by size (behind -v).
+void print_sweep_level_probes(std::ostream& out, const sweep::LevelMeasurements& measured);
 // The record's "levels": the sizes, how the numbers were made, and a row per level.
 nlohmann::json sweep_levels_json(const sweep::LevelsAnalysis& levels, const sweep::LevelMeasurements& measured);
 

@@ -22,7 +22,9 @@ const std::optional<sweep::PredictedCrossover>& prediction_for(const sweep::TwoL
   return impl == "hier" ? two.hier : two.ring;
 }
 
-void print_probe(std::ostream& out, const char* level, const link::RingProbeResult& r) {
+}  // namespace
+
+void print_ring_probe(std::ostream& out, const std::string& level, const link::RingProbeResult& r) {
   for (std::size_t i = 0; i < r.bytes.size() && i < r.step_time.size(); ++i) {
     const TimeStats& t = r.step_time[i];
     std::string transfers;
@@ -34,7 +36,7 @@ void print_probe(std::ostream& out, const char* level, const link::RingProbeResu
   }
 }
 
-nlohmann::json probe_json(const link::RingProbeResult& r) {
+nlohmann::json ring_probe_json(const link::RingProbeResult& r) {
   nlohmann::json sizes = nlohmann::json::array();
   for (std::size_t i = 0; i < r.bytes.size() && i < r.step_time.size(); ++i) {
     const TimeStats& t = r.step_time[i];
@@ -49,21 +51,19 @@ nlohmann::json probe_json(const link::RingProbeResult& r) {
   return {{"sizes", sizes}, {"fit_sizes", r.fit.bandwidth_sizes}};
 }
 
-}  // namespace
-
 void print_two_level_probes(std::ostream& out, const sweep::TwoLevelProbes& probes) {
-  print_probe(out, "inside a node", probes.intra);
-  print_probe(out, "between nodes", probes.inter);
-  print_probe(out, "between nodes, this ring alone", probes.inter_alone);
+  print_ring_probe(out, "inside a node", probes.intra);
+  print_ring_probe(out, "between nodes", probes.inter);
+  print_ring_probe(out, "between nodes, this ring alone", probes.inter_alone);
   std::string alone;
   for (const auto& f : probes.inter_alone_fits) alone += fmt::format(" {:.4g}", f.W_bytes_per_s);
   out << fmt::format("#   probe between nodes, each ring alone (by local index): W ={} B/s\n", alone);
 }
 
 nlohmann::json two_level_probes_json(const sweep::TwoLevelProbes& probes) {
-  return {{"intra", probe_json(probes.intra)},
-          {"inter", probe_json(probes.inter)},
-          {"inter_alone", probe_json(probes.inter_alone)},
+  return {{"intra", ring_probe_json(probes.intra)},
+          {"inter", ring_probe_json(probes.inter)},
+          {"inter_alone", ring_probe_json(probes.inter_alone)},
           {"inter_alone_W_bytes_per_s", [&] {
              std::vector<double> w;
              for (const auto& f : probes.inter_alone_fits) w.push_back(f.W_bytes_per_s);

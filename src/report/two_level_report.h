@@ -33,6 +33,9 @@ void print_two_level_crossovers(std::ostream& out, const sweep::TwoLevelAnalysis
 // iterations and each transfer's median, so a W that reads low shows where.
 void print_two_level_probes(std::ostream& out, const sweep::TwoLevelProbes& probes);
 nlohmann::json two_level_probes_json(const sweep::TwoLevelProbes& probes);
+// One ring probe, size by size (`level` names it on each line).
+void print_ring_probe(std::ostream& out, const std::string& level, const link::RingProbeResult& r);
+nlohmann::json ring_probe_json(const link::RingProbeResult& r);
 
 nlohmann::json two_level_sweep_json(const sweep::TwoLevelAnalysis& two, const sweep::SweepAnalysis& analysis,
                                     const std::string& impl);
