@@ -17,27 +17,27 @@ constexpr const char* kMethod =
     "measured T_math curve, its shards put on P_l ranks, reaches each T_comm (log-log between the bracketing "
     "points)";
 
-std::string us(const std::optional<double>& t) { return t ? fmt::format("{:.1f}", *t * 1e6) : std::string("-"); }
+std::string level_us(const std::optional<double>& t) { return t ? fmt::format("{:.1f}", *t * 1e6) : std::string("-"); }
 
-std::string ratio(double measured, const std::optional<double>& model) {
+std::string level_ratio(double measured, const std::optional<double>& model) {
   return model && *model > 0 && measured > 0 ? fmt::format("{:.2f}", measured / *model) : std::string("-");
 }
 
-std::string d_text(const sweep::LevelCrossing& c) {
+std::string level_d_text(const sweep::LevelCrossing& c) {
   if (c.below_floor) return "floor";
   if (!c.D) return "-";
   return fmt::format("{:.0f}{}", *c.D, c.extrapolated ? "~" : "");
 }
 
-nlohmann::json crossing_json(const sweep::LevelCrossing& c) {
+nlohmann::json level_crossing_json(const sweep::LevelCrossing& c) {
   return {{"D", c.D ? nlohmann::json(*c.D) : nlohmann::json(nullptr)},
           {"extrapolated", c.extrapolated},
           {"below_floor", c.below_floor}};
 }
 
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json level_optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-nlohmann::json link_json(const model::LinkLevel& l) {
+nlohmann::json level_link_json(const model::LinkLevel& l) {
   if (!(l.bytes_per_s > 0)) return nullptr;
   return {{"W_bytes_per_s", l.bytes_per_s}, {"alpha_s", l.latency_s}};
 }
@@ -60,9 +60,9 @@ void print_sweep_levels(std::ostream& out, const sweep::LevelsAnalysis& levels) 
                        l.level, l.group_size, l.ranks,
                        l.phase_link.bytes_per_s > 0 ? fmt::format("{:.3f}", l.phase_link.bytes_per_s / 1e9) : "-",
                        l.phase_link.bytes_per_s > 0 ? fmt::format("{:.1f}", l.phase_link.latency_s * 1e6) : "-",
-                       us(l.t_ring_s), us(l.t_ring_model_s), ratio(l.t_ring_s, l.t_ring_model_s), us(l.t_hier_s),
-                       us(l.t_hier_model_s), l.t_hier_s ? ratio(*l.t_hier_s, l.t_hier_model_s) : "-",
-                       d_text(l.d_ring), d_text(l.d_ring_model), d_text(l.d_hier), d_text(l.d_hier_model));
+                       level_us(l.t_ring_s), level_us(l.t_ring_model_s), level_ratio(l.t_ring_s, l.t_ring_model_s), level_us(l.t_hier_s),
+                       level_us(l.t_hier_model_s), l.t_hier_s ? level_ratio(*l.t_hier_s, l.t_hier_model_s) : "-",
+                       level_d_text(l.d_ring), level_d_text(l.d_ring_model), level_d_text(l.d_hier), level_d_text(l.d_hier_model));
   }
   out << "  (W and a: hier's ring at that level, every ring at once; x: measured over model; where no level below "
          "moves data, hier is the ring)\n";
@@ -75,16 +75,16 @@ nlohmann::json sweep_levels_json(const sweep::LevelsAnalysis& levels, const swee
     nlohmann::json r = {{"level", l.level},
                         {"group_size", l.group_size},
                         {"ranks", l.ranks},
-                        {"phase_link", link_json(l.phase_link)},
-                        {"span_link", link_json(l.span_link)},
+                        {"phase_link", level_link_json(l.phase_link)},
+                        {"span_link", level_link_json(l.span_link)},
                         {"t_ring_s", l.t_ring_s},
-                        {"t_hier_s", optional_json(l.t_hier_s)},
-                        {"t_ring_model_s", optional_json(l.t_ring_model_s)},
-                        {"t_hier_model_s", optional_json(l.t_hier_model_s)},
-                        {"D_ring", crossing_json(l.d_ring)},
-                        {"D_hier", crossing_json(l.d_hier)},
-                        {"D_ring_model", crossing_json(l.d_ring_model)},
-                        {"D_hier_model", crossing_json(l.d_hier_model)}};
+                        {"t_hier_s", level_optional_json(l.t_hier_s)},
+                        {"t_ring_model_s", level_optional_json(l.t_ring_model_s)},
+                        {"t_hier_model_s", level_optional_json(l.t_hier_model_s)},
+                        {"D_ring", level_crossing_json(l.d_ring)},
+                        {"D_hier", level_crossing_json(l.d_hier)},
+                        {"D_ring_model", level_crossing_json(l.d_ring_model)},
+                        {"D_hier_model", level_crossing_json(l.d_hier_model)}};
     if (i < measured.probes.levels.size()) {
       r["phase_probe"] = ring_probe_json(measured.probes.levels[i].phase);
       r["span_probe"] = ring_probe_json(measured.probes.levels[i].span);
