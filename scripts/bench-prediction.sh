@@ -22,7 +22,11 @@
 #   - --calibrate N: first N launches of each, with the settings of the
 #     launches judged (a prediction is for the next launch of the same
 #     settings: shorter calibration launches read D* about 25% higher here),
-#     combined into a prediction; --calibrate-budget-s S gives the
+#     combined into a prediction, its launches spread over the same span
+#     as the judged ones (--calibrate-spacing-s S apart; by default the
+#     judged launches' span over N-1: a prediction made from launches
+#     run back to back saw minutes of the machine and was judged over ten,
+#     and missed where the machine drifted between them); --calibrate-budget-s S gives the
 #     calibration sweeps --budget-s S (what scripts/quickstart.sh main runs
 #     with 20) instead; or --prediction FILE and
 #     --coll-prediction FILE, combine records made before. Then: how many
@@ -50,7 +54,8 @@
 # average beside every launch).
 #
 #   scripts/bench-prediction.sh [--launches K] [--spacing-s S] [--sizes 1M,4M,16M] [--out DIR]
-#       [--calibrate N] [--calibrate-budget-s S] [--prediction FILE] [--coll-prediction FILE] [--history FILE]
+#       [--calibrate N] [--calibrate-spacing-s S] [--calibrate-budget-s S] [--prediction FILE]
+#       [--coll-prediction FILE] [--history FILE]
 #       [-- sweep flags]
 #
 # Environment: BIN (default build/src/shardroof), NP (default 2).
@@ -64,6 +69,7 @@ sizes="1M,4M,16M"
 out=""
 calibrate=0
 calibrate_budget=""
+calibrate_spacing=""
 prediction=""
 coll_prediction=""
 history=""
@@ -71,6 +77,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --calibrate) calibrate="$2"; shift 2 ;;
     --calibrate-budget-s) calibrate_budget="$2"; shift 2 ;;
+    --calibrate-spacing-s) calibrate_spacing="$2"; shift 2 ;;
     --prediction) prediction="$2"; shift 2 ;;
     --coll-prediction) coll_prediction="$2"; shift 2 ;;
     --history) history="$2"; shift 2 ;;
@@ -109,11 +116,19 @@ history_flags=()
 # Calibration: N shorter launches of the sweep and N of coll, combined
 # into the predictions the K launches are judged against.
 if (( calibrate > 0 )); then
+  # The judged launches' span, over the calibration's N-1 gaps.
+  [[ -n "$calibrate_spacing" ]] || calibrate_spacing=$(( spacing * (launches - 1) / (calibrate - 1) ))
+  [[ "$calibrate_spacing" =~ ^[0-9]+$ ]] || { echo "bench-prediction: --calibrate-spacing-s needs whole seconds" >&2; exit 2; }
   cal_flags=()
   [[ -n "$calibrate_budget" ]] && cal_flags=(--budget-s "$calibrate_budget" --min-span-s "$(( calibrate_budget * 2 / 5 ))")
-  echo "bench-prediction: calibration: $calibrate launches of sweep${cal_flags[*]+ ${cal_flags[*]}} and of coll, then combine" >&2
+  echo "bench-prediction: calibration: $calibrate launches of sweep${cal_flags[*]+ ${cal_flags[*]}} and of coll, one of each every $calibrate_spacing s, then combine ($(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   cal_sweeps=() cal_colls=()
+  c0=$(date +%s)
   for ((k = 1; k <= calibrate; k++)); do
+    slot=$(( c0 + (k - 1) * calibrate_spacing ))
+    now=$(date +%s)
+    (( slot > now )) && sleep $(( slot - now ))
+    echo "$(date +%s.%N) $(cut -d' ' -f1-3 /proc/loadavg)" > "$OUT/cal-$k.start"
     mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/cal-sweep-$k.json" \
       ${cal_flags[@]+"${cal_flags[@]}"} "$@" \
       > "$OUT/cal-sweep-$k.txt" 2> "$OUT/cal-sweep-$k.err" || { echo "bench-prediction: calibration sweep $k failed" >&2; exit 1; }
