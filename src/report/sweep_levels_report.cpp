@@ -35,7 +35,9 @@ nlohmann::json level_crossing_json(const sweep::LevelCrossing& c) {
           {"below_floor", c.below_floor}};
 }
 
-nlohmann::json level_optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json level_optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 nlohmann::json level_link_json(const model::LinkLevel& l) {
   if (!(l.bytes_per_s > 0)) return nullptr;
@@ -52,17 +54,19 @@ void print_sweep_levels(std::ostream& out, const sweep::LevelsAnalysis& levels) 
       "measured and modelled from the level probes; D* where the measured T_math curve reaches it "
       "(~ extrapolated past the measured D)\n",
       sizes);
-  out << fmt::format("{:>5} {:>4} {:>5} {:>9} {:>9} {:>10} {:>10} {:>5} {:>10} {:>10} {:>5} {:>8} {:>8} {:>8} {:>8}\n",
-                     "level", "g", "P", "W GB/s", "a us", "ring us", "model us", "x", "hier us", "model us", "x",
+  constexpr const char* row =
+      "{:>5} {:>4} {:>5} {:>9} {:>9} {:>10} {:>10} {:>5} {:>10} {:>10} {:>5} {:>8} {:>8} {:>8} {:>8}\n";
+  out << fmt::format(row, "level", "g", "P", "W GB/s", "a us", "ring us", "model us", "x", "hier us", "model us", "x",
                      "D* ring", "model", "D* hier", "model");
   for (const auto& l : levels.levels) {
-    out << fmt::format("{:>5} {:>4} {:>5} {:>9} {:>9} {:>10} {:>10} {:>5} {:>10} {:>10} {:>5} {:>8} {:>8} {:>8} {:>8}\n",
-                       l.level, l.group_size, l.ranks,
-                       l.phase_link.bytes_per_s > 0 ? fmt::format("{:.3f}", l.phase_link.bytes_per_s / 1e9) : "-",
-                       l.phase_link.bytes_per_s > 0 ? fmt::format("{:.1f}", l.phase_link.latency_s * 1e6) : "-",
-                       level_us(l.t_ring_s), level_us(l.t_ring_model_s), level_ratio(l.t_ring_s, l.t_ring_model_s), level_us(l.t_hier_s),
+    const bool probed = l.phase_link.bytes_per_s > 0;
+    out << fmt::format(row, l.level, l.group_size, l.ranks,
+                       probed ? fmt::format("{:.4g}", l.phase_link.bytes_per_s / 1e9) : "-",
+                       probed ? fmt::format("{:.1f}", l.phase_link.latency_s * 1e6) : "-", level_us(l.t_ring_s),
+                       level_us(l.t_ring_model_s), level_ratio(l.t_ring_s, l.t_ring_model_s), level_us(l.t_hier_s),
                        level_us(l.t_hier_model_s), l.t_hier_s ? level_ratio(*l.t_hier_s, l.t_hier_model_s) : "-",
-                       level_d_text(l.d_ring), level_d_text(l.d_ring_model), level_d_text(l.d_hier), level_d_text(l.d_hier_model));
+                       level_d_text(l.d_ring), level_d_text(l.d_ring_model), level_d_text(l.d_hier),
+                       level_d_text(l.d_hier_model));
   }
   out << "  (W and a: hier's ring at that level, every ring at once; x: measured over model; where no level below "
          "moves data, hier is the ring)\n";

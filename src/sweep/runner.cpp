@@ -439,7 +439,8 @@ std::optional<LevelMeasurements> SweepRunner::measure_levels(const coll::Hierarc
       if (buffer == &r.hier_out && !r.hier) continue;
       mem.copy(host.data(), (*buffer)->data(), coll::traits(plan_.kind).output_count(at) * es);
       mem.synchronize();
-      wrong += static_cast<long long>(coll::count_wrong(host.data(), at, plan_.kind, plan_.type, coll::ReduceOp::Sum));
+      wrong +=
+          static_cast<long long>(coll::count_wrong(host.data(), at, plan_.kind, plan_.type, coll::ReduceOp::Sum));
     }
     c.wrong = sum_over_ranks(comm_, wrong);
     out.comm.push_back(c);
