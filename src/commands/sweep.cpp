@@ -320,9 +320,9 @@ class SweepCommand final : public Command {
                       console.summary(points, analysis, ceilings, plan, search_report);
                       if (const auto two = sweep::analyze_two_level(plan, ceilings, levels, points))
                         print_two_level_crossovers(ctx.detail, *two, analysis, std::string(to_string(plan.impl)));
-                      // Asked for with --levels (or Slurm's switches): shown by default.
+                      // The answer block has one line of it.
                       if (const auto l = sweep::analyze_levels(plan, ceilings, per_level, points))
-                        print_sweep_levels(ctx.out, *l);
+                        print_sweep_levels(ctx.detail, *l);
                       if (model_hw_cmp) print_preset_comparison(ctx.detail, *model_hw, *model_hw_cmp);
                       // A BLAS kernel below the CPU is said by default: it changes every number above.
                       for (const auto& w : hardware_warnings(hardware, {plan.type})) ctx.out << w << "\n";

@@ -123,6 +123,19 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
   } else {
     a.lines.push_back("book: no prediction in the record");
   }
+  // Past two levels: D* at each level of the algorithm that ran (the table: -v).
+  if (!s.levels.empty()) {
+    const bool hier = s.impl == "hier";
+    std::string line = fmt::format("levels: {}* of {} when the shard spans", x, hier ? "hier" : "the ring");
+    for (std::size_t i = 0; i < s.levels.size(); ++i) {
+      const auto& l = s.levels[i];
+      const auto& d = hier ? l.D_hier : l.D_ring;
+      const auto& m = hier ? l.D_hier_model : l.D_ring_model;
+      line += fmt::format("{} {} ranks {} (model {})", i ? ";" : "", l.ranks, d ? count_text(*d) : "-",
+                          m ? count_text(*m) : "-");
+    }
+    a.lines.push_back(line);
+  }
   // The limiting ceiling beside the hardware's own limit.
   if (s.compute) {
     std::string line = fmt::format("ceiling: C_peak {} per rank{}", rate_text(s.compute->measured, "FLOP/s"),

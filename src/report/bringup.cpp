@@ -228,6 +228,15 @@ void read_sweep(BringUp& into, Fields& f, const std::string& path, const nlohman
       s.history_parts.push_back(std::move(h));
     }
   }
+  for (const auto& l : f.at(doc, "levels/levels", false)) {
+    SweepLevel v;
+    v.ranks = static_cast<long long>(f.number(l, "ranks", false).value_or(0));
+    v.D_ring = f.number(l, "D_ring/D", false);
+    v.D_ring_model = f.number(l, "D_ring_model/D", false);
+    v.D_hier = f.number(l, "D_hier/D", false);
+    v.D_hier_model = f.number(l, "D_hier_model/D", false);
+    s.levels.push_back(v);
+  }
   into.sweeps.push_back(std::move(s));
 }
 

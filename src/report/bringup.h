@@ -61,6 +61,12 @@ struct HistoryPart {
   double differing_value = 0, nearest_level = 0;
 };
 
+// sweep --levels: one level's D* (sweep/levels.h), measured and the model's.
+struct SweepLevel {
+  long long ranks = 0;  // P_l
+  std::optional<double> D_ring, D_ring_model, D_hier, D_hier_model;
+};
+
 struct SweepView {
   std::string path, swept = "D", datatype, collective, impl;
   int ranks = 0;
@@ -88,6 +94,7 @@ struct SweepView {
   std::string kernel_warning;  // the BLAS kernel's shortfall in words, "" without one
   std::vector<HistoryPart> history_parts;
   bool history_without_states = false;  // --history given a record made before states
+  std::vector<SweepLevel> levels;        // past two levels, innermost first
 };
 
 struct CollRow {
