@@ -98,11 +98,23 @@ HierarchyLayout::HierarchyLayout(const std::vector<int>& node_of_rank,
   sizes_.push_back(units);
 
   rank_of_index_.assign(static_cast<std::size_t>(n), -1);
-  for (int r = 0; r < n; ++r) {
-    int index = 0;
-    for (int l = level_count - 1; l >= 0; --l) index = index * size(l) + coordinate(r, l);
-    rank_of_index_[static_cast<std::size_t>(index)] = r;
-  }
+  for (int r = 0; r < n; ++r) rank_of_index_[static_cast<std::size_t>(index_of(r))] = r;
+}
+
+int HierarchyLayout::index_of(int rank) const {
+  int index = 0;
+  for (int l = levels() - 1; l >= 0; --l) index = index * size(l) + coordinate(rank, l);
+  return index;
+}
+
+std::vector<int> HierarchyLayout::unit_members(int rank, int level) const {
+  int span = 1;
+  for (int l = 0; l <= level; ++l) span *= size(l);
+  const int base = index_of(rank) / span * span;
+  std::vector<int> out;
+  out.reserve(static_cast<std::size_t>(span));
+  for (int j = 0; j < span; ++j) out.push_back(rank_at_index(base + j));
+  return out;
 }
 
 HierarchyLayout HierarchyLayout::consecutive(int ranks, const std::vector<int>& sizes) {
@@ -132,9 +144,7 @@ HierarchyLayout HierarchyLayout::consecutive(int ranks, const std::vector<int>& 
 std::vector<int> HierarchyLayout::peers(int rank, int level) const {
   int stride = 1;
   for (int l = 0; l < level; ++l) stride *= size(l);
-  int index = 0;
-  for (int l = levels() - 1; l >= 0; --l) index = index * size(l) + coordinate(rank, l);
-  const int base = index - coordinate(rank, level) * stride;
+  const int base = index_of(rank) - coordinate(rank, level) * stride;
   std::vector<int> out;
   for (int c = 0; c < size(level); ++c) out.push_back(rank_at_index(base + c * stride));
   return out;

@@ -52,6 +52,11 @@ class HierarchyLayout {
   // The rank at coordinates c_0 + g_0 (c_1 + g_1 (c_2 + ...)): `index`
   // unpacked with the sizes, innermost fastest.
   int rank_at_index(int index) const { return rank_of_index_[static_cast<std::size_t>(index)]; }
+  // The inverse: c_0 + g_0 (c_1 + g_1 (c_2 + ...)) of `rank`.
+  int index_of(int rank) const;
+  // Every rank of `rank`'s unit at `level` (its g_0 ... g_level ranks), in
+  // index order: level 0 its node, the outermost level every rank.
+  std::vector<int> unit_members(int rank, int level) const;
   // Whether rank r sits at index r (rank = c_0 + g_0 (c_1 + ...)): every
   // unit of every level consecutive ranks, in rank order.
   bool consecutive_ranks() const;

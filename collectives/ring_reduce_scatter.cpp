@@ -1,7 +1,6 @@
 #include "collectives/ring_reduce_scatter.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -34,7 +33,15 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
   const std::size_t seg_elems =
       segment_elements(part.max_size(), es, options.segment_bytes, memory.max_segment_bytes());
   const std::size_t seg_bytes = seg_elems * es;
-  auto* recv_seg = static_cast<std::byte*>(segments_.get(memory, 2 * seg_bytes));
+  // Every segment of a step has its own receive buffer, posted before the
+  // step sends: a segment past the eager limit waits for the receiver's
+  // answer to its rendezvous, and a receive posted only when the one before
+  // it completed answers late, behind this rank's own segments on the same
+  // connection (over TCP, at 0.5 Gbit/s, 16 MiB on 2 ranks: 0.76 of the
+  // line rate with two buffers, 0.99 with all posted). It costs a block of
+  // scratch.
+  auto* recv_seg =
+      static_cast<std::byte*>(segments_.get(memory, segment_count(part.max_size(), seg_elems) * seg_bytes));
   std::byte* work = nullptr;
   if (!full) work = static_cast<std::byte*>(blocks_.get(memory, 2 * part.max_size() * es));
 
@@ -47,6 +54,7 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
 
   Tracer* const tr = options.tracer;
   std::vector<RequestPtr> sends;
+  std::vector<RequestPtr> recvs;
   for (int step = 0; step < n - 1; ++step) {
     const int b_send = mod(rank - step - 1);
     const int b_recv = mod(rank - step - 2);
@@ -58,35 +66,30 @@ void RingReduceScatterPhase::run(const void* input, void* full_output, void* blo
                         {{"step", step}, {"bytes_sent", n_send * es}, {"bytes_received", n_recv * es},
                          {"to", next}, {"from", prev}});
 
+    const std::byte* mine = in + part.offset(b_recv) * es;
+    std::byte* dst = acc(step, b_recv);
+    const std::size_t nseg = segment_count(n_recv, seg_elems);
+    const auto seg_len = [&](std::size_t j) { return std::min(seg_elems, n_recv - j * seg_elems); };
+    recvs.clear();
+    for (std::size_t j = 0; j < nseg; ++j)
+      recvs.push_back(transport.irecv(recv_seg + j * seg_bytes, seg_len(j) * es, prev, tag));
     {
       TraceSpan span(tr, "send", "comm",
                      {{"step", step}, {"bytes", n_send * es},
-                      {"segments", (n_send + seg_elems - 1) / seg_elems}, {"to", next}});
+                      {"segments", segment_count(n_send, seg_elems)}, {"to", next}});
       for (std::size_t off = 0; off < n_send; off += seg_elems) {
         const std::size_t len = std::min(seg_elems, n_send - off);
         sends.push_back(transport.isend(src + off * es, len * es, next, tag));
       }
     }
-
-    const std::byte* mine = in + part.offset(b_recv) * es;
-    std::byte* dst = acc(step, b_recv);
-    const std::size_t nseg = (n_recv + seg_elems - 1) / seg_elems;
-    std::array<RequestPtr, 2> recvs;
-    const auto post = [&](std::size_t j) {
-      const std::size_t len = std::min(seg_elems, n_recv - j * seg_elems);
-      recvs[j % 2] = transport.irecv(recv_seg + (j % 2) * seg_bytes, len * es, prev, tag);
-    };
-    if (nseg > 0) post(0);
     for (std::size_t j = 0; j < nseg; ++j) {
-      if (j + 1 < nseg) post(j + 1);
       const std::size_t off = j * seg_elems;
-      const std::size_t len = std::min(seg_elems, n_recv - off);
       {
-        TraceSpan span(tr, "recv", "wait", {{"step", step}, {"segment", j}, {"bytes", len * es}, {"from", prev}});
-        recvs[j % 2]->wait();
+        TraceSpan span(tr, "recv", "wait", {{"step", step}, {"segment", j}, {"bytes", seg_len(j) * es}, {"from", prev}});
+        recvs[j]->wait();
       }
-      TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", j}, {"bytes", len * es}});
-      memory.reduce(dst + off * es, mine + off * es, recv_seg + (j % 2) * seg_bytes, len, type, op);
+      TraceSpan span(tr, "reduce", "compute", {{"step", step}, {"segment", j}, {"bytes", seg_len(j) * es}});
+      memory.reduce(dst + off * es, mine + off * es, recv_seg + j * seg_bytes, seg_len(j), type, op);
     }
     // The next step sends what this one reduced, and the buffer this step
     // sent from is written again two steps later: both need the sends done.

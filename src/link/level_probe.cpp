@@ -8,29 +8,13 @@
 
 namespace shardroof::link {
 
-int layout_index(const coll::HierarchyLayout& layout, int rank) {
-  int index = 0;
-  for (int l = layout.levels() - 1; l >= 0; --l) index = index * layout.size(l) + layout.coordinate(rank, l);
-  return index;
-}
-
-std::vector<int> group_members(const coll::HierarchyLayout& layout, int rank, int level) {
-  int span = 1;
-  for (int l = 0; l <= level; ++l) span *= layout.size(l);
-  const int base = layout_index(layout, rank) / span * span;
-  std::vector<int> members;
-  members.reserve(static_cast<std::size_t>(span));
-  for (int j = 0; j < span; ++j) members.push_back(layout.rank_at_index(base + j));
-  return members;
-}
-
 LevelProbes measure_level_probes(coll::Transport& transport, coll::MemoryOps& memory, MPI_Comm comm,
                                  const coll::HierarchyLayout& layout, std::uint64_t elements,
                                  std::size_t element_bytes, const TimingPlan& timing) {
   LevelProbes out;
   out.sizes = layout.sizes();
   const int rank = transport.rank();
-  const int index = layout_index(layout, rank);
+  const int index = layout.index_of(rank);
   const auto plan_for = [&](std::uint64_t block_elements) {
     RingProbePlan p;
     p.sizes = ring_probe_sizes(block_elements * element_bytes, element_bytes);
@@ -62,7 +46,7 @@ LevelProbes measure_level_probes(coll::Transport& transport, coll::MemoryOps& me
         probe.span = probe.phase;  // the innermost working level: hier's ring is the flat one
       } else {
         const int span = static_cast<int>(ranks);
-        coll::SubTransport group(transport, group_members(layout, rank, l));
+        coll::SubTransport group(transport, layout.unit_members(rank, l));
         CommHandle group_comm;
         SHARDROOF_MPI_CHECK(MPI_Comm_split(comm, index / span, index % span, group_comm.out()));
         probe.span = measure_ring_probe(group, memory, comm, group_comm.get(),

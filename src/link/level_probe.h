@@ -26,9 +26,4 @@ LevelProbes measure_level_probes(coll::Transport& transport, coll::MemoryOps& me
                                  const coll::HierarchyLayout& layout, std::uint64_t elements,
                                  std::size_t element_bytes, const TimingPlan& timing);
 
-// The rank's index in the layout, c_0 + g_0 (c_1 + g_1 (c_2 + ...)), and
-// the ranks of its group at `level` (P_level of them) in index order.
-int layout_index(const coll::HierarchyLayout& layout, int rank);
-std::vector<int> group_members(const coll::HierarchyLayout& layout, int rank, int level);
-
 }  // namespace shardroof::link

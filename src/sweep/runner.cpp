@@ -387,7 +387,7 @@ std::optional<LevelMeasurements> SweepRunner::measure_levels(const coll::Hierarc
   for (const link::LevelProbe& probe : out.probes.levels) {
     LevelRun r;
     r.transport = std::make_unique<coll::SubTransport>(setup_.transport(),
-                                                       link::group_members(layout, rank_, probe.level));
+                                                       layout.unit_members(rank_, probe.level));
     const int n = r.transport->size();
     coll::CollectiveOptions options = plan_.ring;
     options.tracer = nullptr;
@@ -405,10 +405,10 @@ std::optional<LevelMeasurements> SweepRunner::measure_levels(const coll::Hierarc
         }
       }
       r.hier = coll::make_collective(coll::Algorithm::Hier, plan_.kind, *r.transport, setup_.memory(), options);
+      r.hier_out = mem.allocate(BF * es + 1);
     }
     r.in = mem.allocate(BF * es + 1);
     r.ring_out = mem.allocate(BF * es + 1);
-    r.hier_out = mem.allocate(BF * es + 1);
     coll::fill_pattern(host.data(), BF, 0, r.transport->rank(), n, plan_.type, coll::ReduceOp::Sum);
     mem.copy(r.in->data(), host.data(), BF * es);
     mem.synchronize();
@@ -436,7 +436,7 @@ std::optional<LevelMeasurements> SweepRunner::measure_levels(const coll::Hierarc
     const coll::CallShape at{BF, r.transport->rank(), r.transport->size(), 0};
     long long wrong = 0;
     for (auto* buffer : {&r.ring_out, &r.hier_out}) {
-      if (buffer == &r.hier_out && !r.hier) continue;
+      if (!*buffer) continue;
       mem.copy(host.data(), (*buffer)->data(), coll::traits(plan_.kind).output_count(at) * es);
       mem.synchronize();
       wrong +=
