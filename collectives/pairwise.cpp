@@ -1,7 +1,6 @@
 #include "collectives/pairwise.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -20,7 +19,7 @@ class PairwiseCollective::Impl {
   CollectiveOptions options;
   detail::ScratchPool slots;
   std::vector<RequestPtr> rs_sends, ag_sends, ag_recvs;
-  std::array<std::vector<RequestPtr>, 2> rs_recvs;
+  std::vector<std::vector<RequestPtr>> rs_recvs;  // per segment of this rank's block
 };
 
 PairwiseCollective::PairwiseCollective(CollectiveKind kind, Transport& transport, MemoryOps& memory,
@@ -96,6 +95,25 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   std::byte* out = all_reduce ? out_base + part.offset(rank) * es : out_base;
   const bool in_place = all_reduce ? send == recv : own == recv;
 
+  // Every segment's receives are posted before the first is waited for, each
+  // into its own slot: a segment past the eager limit waits for the
+  // receiver's answer to its rendezvous, and a receive posted only when the
+  // one before it completed answers late, behind this rank's own sends on
+  // the same connection (the ring reduce-scatter met the same). It costs a
+  // slot per peer and segment: the size of the input.
+  const std::size_t slot_bytes = seg * es;
+  const std::size_t my_segs = nseg(rank);
+  const std::size_t un = static_cast<std::size_t>(n);
+  auto* slots = static_cast<std::byte*>(s.slots.get(mem, std::max<std::size_t>(my_segs, 1) * un * slot_bytes));
+  const auto slot = [&](std::size_t j, int p) {
+    return slots + (j * un + static_cast<std::size_t>(p)) * slot_bytes;
+  };
+  s.rs_recvs.resize(my_segs);
+  for (std::size_t j = 0; j < my_segs; ++j)
+    for (int p = 1; p < n; ++p) {
+      const int src = (rank - p + n) % n;
+      s.rs_recvs[j].push_back(t.irecv(slot(j, src), seg_len(rank, j) * es, src, tag_rs));
+    }
   // Every segment of every other rank's block leaves at once; the peers pull
   // them as they post their receives.
   {
@@ -109,25 +127,11 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
   // Out of place, the gathered blocks land where nothing else touches.
   if (all_reduce && !in_place) post_gather_recvs(out_base);
 
-  const std::size_t slot_bytes = seg * es;
-  auto* slots = static_cast<std::byte*>(s.slots.get(mem, 2 * static_cast<std::size_t>(n) * slot_bytes));
-  const auto slot = [&](std::size_t buf, int p) {
-    return slots + (buf * static_cast<std::size_t>(n) + static_cast<std::size_t>(p)) * slot_bytes;
-  };
-  const auto post_reduce_recvs = [&](std::size_t j) {
-    for (int p = 1; p < n; ++p) {
-      const int src = (rank - p + n) % n;
-      s.rs_recvs[j % 2].push_back(t.irecv(slot(j % 2, src), seg_len(rank, j) * es, src, tag_rs));
-    }
-  };
-  const std::size_t my_segs = nseg(rank);
-  if (my_segs > 0) post_reduce_recvs(0);
   for (std::size_t j = 0; j < my_segs; ++j) {
-    if (j + 1 < my_segs) post_reduce_recvs(j + 1);
     const std::size_t len = seg_len(rank, j);
     {
       TraceSpan span(tr, "recv", "wait", {{"round", 0}, {"segment", j}, {"bytes", len * es * peers}, {"peers", peers}});
-      wait_all_politely(s.rs_recvs[j % 2], s.transport.wait_policy());
+      wait_all_politely(s.rs_recvs[j], s.transport.wait_policy());
     }
     std::byte* o = out + j * seg * es;
     const std::byte* first = own + j * seg * es;
@@ -135,7 +139,7 @@ void PairwiseCollective::run(const void* send, void* recv, std::size_t count, Da
       TraceSpan span(tr, "reduce", "compute", {{"round", 0}, {"segment", j}, {"bytes", len * es * peers}});
       for (int p = 1; p < n; ++p) {
         const int src = (rank + p) % n;
-        mem.reduce(o, p == 1 ? first : o, slot(j % 2, src), len, type, op);
+        mem.reduce(o, p == 1 ? first : o, slot(j, src), len, type, op);
       }
     }
     if (all_reduce) {
