@@ -10,17 +10,18 @@
 //                  every other block straight into the output.
 //   AllReduce      ReduceScatter, then AllGather of the reduced blocks; each
 //                  reduced segment is sent on as soon as it is ready.
-// Blocks are cut into segments; the receives of segment j+1 (from all N-1
-// peers) are posted before segment j is reduced, so the copy of the next
-// segment and the reduction of this one overlap, and a segment is reduced
-// while it is still in cache.
+// Blocks are cut into segments; the receives of every segment (from all N-1
+// peers) are posted before the sends, each into its own slot, so a segment
+// sent by rendezvous is answered on arrival, the copy of the next segment
+// and the reduction of this one overlap, and a segment is reduced soon
+// after it lands.
 //
 // Cost (alpha-beta-gamma, S = count * element size bytes; every rank sends
 // and receives the same bytes as in the ring, but the steps do not chain):
 //   ReduceScatter: T = alpha + (N-1)/N * S * beta + (N-1)/N * S * g
 //   AllGather:     T = alpha + (N-1)/N * S * beta
 //   AllReduce:     T = 2 alpha + 2(N-1)/N * S * beta + (N-1)/N * S * g
-// Extra memory: 2N receive segments, O(N * segment). Each rank has N-1
+// Extra memory: a slot per peer and segment, the size of the input, O(S). Each rank has N-1
 // messages in flight per segment: meant for a moderate number of ranks
 // (the tuning table of `auto` says where it pays).
 #pragma once

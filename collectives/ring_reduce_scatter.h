@@ -5,9 +5,12 @@
 // sends the partial sum of block (r-k-1) mod N and receives block
 // (r-k-2) mod N, which it reduces with its own input of that block. After
 // N-1 steps rank r holds block r reduced over all ranks. Each step is cut
-// into segments; the receive of segment j+1 is posted before segment j is
-// reduced. Extra memory: two segments for receives and two blocks of
-// partial sums, O(count/N + segment).
+// into segments, each reduced as soon as it arrives; every segment's
+// receive is posted before the step's sends, so a segment sent by
+// rendezvous is answered on arrival (with two receive buffers, the answer
+// waited behind this rank's own data on the connection: 0.76 of the line
+// rate over TCP at 16 MiB). Extra memory: a block for receives and two
+// blocks of partial sums, O(count/N).
 //
 // Cost (alpha-beta-gamma, S = count * element size bytes, g = time to reduce
 // one byte): T = (N-1) * alpha + (N-1)/N * S * beta + (N-1)/N * S * g.

@@ -116,6 +116,9 @@ std::uint64_t coll_bytes_per_rank(coll::CollectiveKind kind, std::uint64_t bytes
   std::uint64_t total = saturating_add(in, out);
   total = saturating_add(total, saturating_mul(buffer, 2));                  // in place, pristine
   total = saturating_add(total, saturating_add(std::max(in, out), buffer));  // host staging, full pattern
+  // The segmented collectives' receive slots: pairwise's hold the input's
+  // size, the ring's a block (collectives/pairwise.h, ring_reduce_scatter.h).
+  total = saturating_add(total, bytes);
   if (direct) total = saturating_add(total, saturating_mul(bytes, static_cast<std::uint64_t>(nranks)));
   if (hier_k > 0) {
     const std::uint64_t piece = (bytes / es + static_cast<std::uint64_t>(hier_k) - 1) / static_cast<std::uint64_t>(hier_k);

@@ -40,7 +40,8 @@ std::uint64_t coll_bytes_needed(const CollPlan& plan, const std::vector<coll::Co
 
 // What measure_collectives allocates per rank at `bytes` (send, recv, in
 // place, its pristine copy, two host staging arrays), plus one more array
-// for the MPI library's own temporaries, direct AllReduce's N receive
+// for the MPI library's own temporaries, one for the receive slots of ring
+// and pairwise, direct AllReduce's N receive
 // slots when it runs, and hier ReduceScatter's scratch where its first
 // level that moves data has `hier_k` units (0: it does not run, or
 // regroups nothing): the regrouped input and that level's reduced piece
