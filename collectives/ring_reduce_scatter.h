@@ -6,8 +6,8 @@
 // (r-k-2) mod N, which it reduces with its own input of that block. After
 // N-1 steps rank r holds block r reduced over all ranks. Each step is cut
 // into segments, each reduced as soon as it arrives; every segment's
-// receive is posted before the step's sends, so a segment sent by
-// rendezvous is answered on arrival (with two receive buffers, the answer
+// receive is posted as the step starts (after its sends), so a segment
+// sent by rendezvous is answered on arrival (with two receive buffers, the answer
 // waited behind this rank's own data on the connection: 0.76 of the line
 // rate over TCP at 16 MiB). Extra memory: a block for receives and two
 // blocks of partial sums, O(count/N).
