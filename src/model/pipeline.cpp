@@ -50,6 +50,17 @@ Interference interference_from(double t_math, double t_comm, double gemm_beside,
   return s;
 }
 
+Interference cpu_interference(const CpuShare& cpu) {
+  Interference s;
+  const double used = std::min(cpu.gemm_threads, cpu.cores_per_rank);
+  if (!(used > 0) || !(cpu.transport_cores > 0)) return s;
+  const double spare = std::max(0.0, cpu.cores_per_rank - cpu.gemm_threads);
+  const double lost = std::clamp(cpu.transport_cores - spare, 0.0, used / 2);
+  s.gemm = used / (used - lost);
+  s.comm = s.gemm;
+  return s;
+}
+
 double pipeline_time(const std::vector<double>& gemm, const std::vector<double>& comm, const Interference& s) {
   if (gemm.size() != comm.size()) throw std::invalid_argument("pipeline_time: as many GEMMs as collectives");
   std::vector<double> g = gemm, c = comm;
@@ -94,12 +105,14 @@ PipelinePrediction predict_pipeline(const PipelineInputs& in) {
   p.thinner_gemms = thinner - p.t_ideal;
   p.chunk_latency = latency - thinner;
   p.link_model = p.t_model - latency;
-  // The prediction: each chunk's GEMM alone, its collective the chunk's
-  // share of the measured T_comm with the latency paid again (the link as
-  // it ran beside the steps, not the probe's W), each slowed for the part
-  // that runs beside the other.
-  p.t_predicted = pipeline_time(in.gemm, comm_latency, in.interference);
-  p.interference = p.t_predicted - latency;
+  // The prediction: each chunk's GEMM and collective alone (or the
+  // collective's share of the measured T_comm with the latency paid again),
+  // each slowed for the part that runs beside the other.
+  const bool timed = in.comm_alone.size() == K;
+  const std::vector<double>& collectives = timed ? in.comm_alone : comm_latency;
+  p.chunk_collectives = timed ? pipeline_time(in.gemm, in.comm_alone) - latency : 0;
+  p.t_predicted = pipeline_time(in.gemm, collectives, in.interference);
+  p.interference = p.t_predicted - latency - p.chunk_collectives;
   return p;
 }
 

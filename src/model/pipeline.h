@@ -62,6 +62,32 @@ struct Interference {
 // lost the whole window). Never below 1.
 Interference interference_from(double t_math, double t_comm, double gemm_beside, double comm_beside);
 
+// What a rank's GEMM loses to the collective's CPU, from what the
+// collective takes while it runs alone (sweep/records.h, TransportCpu):
+// the cores the node gives each rank (its CPUs over its ranks), the GEMM's
+// threads on them, and the cores the transport keeps busy per rank (its
+// CPU time over its wall time: its own thread, the library's, the
+// kernel's network work).
+struct CpuShare {
+  double cores_per_rank = 1;
+  double gemm_threads = 1;
+  double transport_cores = 0;
+};
+
+// The slowdown of the GEMM and the collective while they run side by side,
+// from the CPU alone: the transport first takes the cores the GEMM leaves
+// idle (cores_per_rank - gemm_threads), then the rest from the GEMM's own,
+//   lost = clamp(transport - spare, 0, used / 2),  used = min(threads, cores)
+//   slowdown = used / (used - lost)
+// (at most 2: with one thread of each on a core, a fair scheduler gives
+// each half). The GEMM keeps used - lost of its cores; the collective,
+// whose progress waits on the CPU work it shares them for (its copies, the
+// kernel's network stack), stretches by the same factor. Over emulated
+// links on a 2-core VM this put 22 of 24 chunked steps within 10% where
+// the GEMM alone slowed put 15 (docs/overlap.md); the interference measured
+// on the unchunked step run together is the check beside it, not an input.
+Interference cpu_interference(const CpuShare& cpu);
+
 // The pipeline with each GEMM slowed for the part of it that runs beside
 // the previous chunk's collective, and each collective for the part beside
 // the next chunk's GEMM.
@@ -73,6 +99,9 @@ struct PipelineInputs {
   double t_comm = 0;                // the unchunked collective
   std::vector<double> gemm;         // each chunk's GEMM at its own shape
   std::vector<double> comm;         // each chunk's collective from the link model
+  // Each chunk's collective timed alone, at its own size (empty: its share
+  // of the measured T_comm with the latency paid again stands in).
+  std::vector<double> comm_alone;
   std::vector<double> elements;     // each chunk's collective, in elements (their sum: B*F)
   double latency_s = 0;             // collective_latency of the link model
   Interference interference;        // measured on the unchunked step (1, 1: none known)
@@ -90,14 +119,18 @@ struct PipelinePrediction {
   double chunk_latency = 0;  // every chunk's collective paying the latency again
   double link_model = 0;     // the link model's collective instead of the measured T_comm
   // The prediction the sweep judges (and the bench's "predicted"): the
-  // pipeline of each chunk's GEMM alone and its share of the measured
-  // T_comm with the latency paid again (t_ideal + thinner_gemms +
-  // chunk_latency), slowed by the interference measured on the unchunked
-  // step. Its inputs come from the same rounds as the step it predicts
-  // (sweep/overlap_runner.cpp), so the link is taken as it ran there, not as
-  // the probe measured it; t_model (the link model's collectives) stays
-  // beside it as the pure model.
+  // pipeline of each chunk's GEMM and each chunk's collective, both timed
+  // alone at their own shapes (without comm_alone: the collective's share
+  // of the measured T_comm with the latency paid again), slowed where they
+  // overlap by the interference (on the CPU: cpu_interference of the
+  // transport's CPU share). Its inputs come from the same rounds as the
+  // step it predicts (sweep/overlap_runner.cpp), so the link is taken as it
+  // ran there, not as the probe measured it; t_model (the link model's
+  // collectives) stays beside it as the pure model.
+  //   t_predicted = t_ideal + thinner_gemms + chunk_latency
+  //                 + chunk_collectives + interference
   double t_predicted = 0;
+  double chunk_collectives = 0;  // the collectives timed alone instead of T_comm's shares (0 without them)
   double interference = 0;   // t_predicted - (t_ideal + thinner_gemms + chunk_latency)
 };
 

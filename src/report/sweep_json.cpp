@@ -214,12 +214,33 @@ nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::Point
                           {"gemm_in_step_s", r.gemm_in_step_s},
                           {"comm_in_step_s", r.comm_in_step_s},
                           {"stamped_step_s", r.stamped_step_s}};
+    if (r.transport_cpu) {
+      const sweep::TransportCpu& t = *r.transport_cpu;
+      const auto known = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+      run["transport_cpu"] = {{"wall_s", t.wall_s},         {"thread_cores", t.thread},
+                              {"process_cores", t.process}, {"node_cores", known(t.node)},
+                              {"softirq_cores", known(t.softirq)}, {"cores", t.cores()},
+                              {"node_cpus", t.node_cpus},   {"node_ranks", t.node_ranks},
+                              {"gemm_threads", t.gemm_threads}};
+    }
     if (i < d.overlap_runs.size()) {
       const sweep::OverlapRunAnalysis& a = d.overlap_runs[i];
       run["model"] = {{"t_predicted_s", a.model.t_predicted},
                       {"predicted_error", a.predicted_error},
                       {"interference_s", a.model.interference},
+                      {"chunk_collectives_s", a.model.chunk_collectives},
                       {"interference", {{"gemm_slowdown", a.interference.gemm}, {"comm_slowdown", a.interference.comm}}},
+                      {"interference_source", a.interference_source},
+                      {"measured_interference",
+                       a.measured_interference
+                           ? nlohmann::json{{"gemm_slowdown", a.measured_interference->gemm},
+                                            {"comm_slowdown", a.measured_interference->comm}}
+                           : nlohmann::json(nullptr)},
+                      {"t_predicted_measured_interference_s", optional_json(a.t_predicted_measured)},
+                      {"hidden_share", optional_json(a.hidden)},
+                      {"hidden_share_predicted", optional_json(a.hidden_predicted)},
+                      {"bound", a.bound},
+                      {"limit", a.limit},
                       {"t_model_s", a.model.t_model},
                       {"t_ideal_s", a.model.t_ideal},
                       {"t_perfect_s", a.model.t_perfect},

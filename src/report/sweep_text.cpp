@@ -38,10 +38,33 @@ std::string overlap_run(const sweep::OverlapRun& run, const sweep::OverlapRunAna
                   run.t_overlap.median * 1e3, p.t_predicted * 1e3, 100 * a.predicted_error,
                   p.t_model * 1e3, 100 * a.model_error, p.t_ideal * 1e3,
                   a.efficiency ? fmt::format("{:.2f}", *a.efficiency) : "undef");
-  out += fmt::format("; model - ideal: thinner GEMMs {}, chunk latency {}, link model {}; interference x{:.2f} "
-                     "GEMM, x{:.2f} collective (from the unchunked step run together) {}",
-                     m(p.thinner_gemms), m(p.chunk_latency), m(p.link_model), a.interference.gemm,
-                     a.interference.comm, m(p.interference));
+  const char* source = a.interference_source == "cpu"        ? "from the transport's CPU"
+                       : a.interference_source == "measured" ? "from the unchunked step run together"
+                                                             : "none known";
+  out += fmt::format("; model - ideal: thinner GEMMs {}, chunk latency {}, link model {}; predicted - ideal adds "
+                     "the chunks' collectives alone {} and the interference x{:.2f} GEMM, x{:.2f} collective ({}) {}",
+                     m(p.thinner_gemms), m(p.chunk_latency), m(p.link_model), m(p.chunk_collectives),
+                     a.interference.gemm, a.interference.comm, source, m(p.interference));
+  if (run.transport_cpu) {
+    const sweep::TransportCpu& t = *run.transport_cpu;
+    out += fmt::format("; transport CPU alone {:.2f} cores per rank (its thread {:.2f}, process {:.2f}", t.cores(),
+                       t.thread, t.process);
+    if (t.node >= 0) out += fmt::format(", node {:.2f} of which softirq {:.2f}", t.node, t.softirq);
+    out += fmt::format("; {} CPUs for {} ranks x {} GEMM thread{})", t.node_cpus, t.node_ranks, t.gemm_threads,
+                       t.gemm_threads == 1 ? "" : "s");
+  }
+  if (a.measured_interference)
+    out += fmt::format("; measured beside the unchunked collective: GEMM x{:.2f}, collective x{:.2f} (predicted "
+                       "with it {:.4f} ms)",
+                       a.measured_interference->gemm, a.measured_interference->comm,
+                       a.t_predicted_measured.value_or(0) * 1e3);
+  if (a.hidden && a.hidden_predicted)
+    out += fmt::format("; hidden {:.0f}% of T_step - max(T_math, T_comm), predicted {:.0f}%", 100 * *a.hidden,
+                       100 * *a.hidden_predicted);
+  if (!a.bound.empty()) out += fmt::format("; the longer side: the {}s", a.bound == "gemm" ? "GEMM" : a.bound);
+  if (!a.limit.empty())
+    out += fmt::format("; most lost to: {}",
+                       a.limit == "cpu" ? "the CPU (the cores the transport shares with the GEMM)" : a.limit);
   if (a.stamped) {
     const model::GapParts& g = a.gap;
     out += fmt::format("; measured - model: collectives alone {}, GEMM interference {}, collective interference "
@@ -68,7 +91,7 @@ std::string overlap_model_summary(const std::vector<sweep::PointRecord>& points,
   std::sort(errors.begin(), errors.end());
   std::sort(pure.begin(), pure.end());
   return fmt::format("\nthe pipeline model predicted T_overlap within a median {:.1f}% (worst {:.1f}%) over {} "
-                     "chunked step{} (without the measured interference: a median {:.1f}%).",
+                     "chunked step{} (the pure pipeline of the link model: a median {:.1f}%).",
                      100 * errors[errors.size() / 2], 100 * worst, errors.size(), errors.size() == 1 ? "" : "s",
                      100 * pure[pure.size() / 2]);
 }

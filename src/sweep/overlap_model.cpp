@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "sweep/analysis.h"
 #include "sweep/overlap.h"
 #include "util/error.h"
 
@@ -93,6 +94,14 @@ model::Interference point_interference(const PointRecord& p) {
   return model::interference_from(p.t_math.median, p.t_comm.median, p.concurrent->gemm_s, p.concurrent->comm_s);
 }
 
+model::Interference transport_interference(const TransportCpu& cpu) {
+  model::CpuShare share;
+  share.cores_per_rank = cpu.node_ranks > 0 ? static_cast<double>(cpu.node_cpus) / cpu.node_ranks : 1.0;
+  share.gemm_threads = std::max(1, cpu.gemm_threads);
+  share.transport_cores = cpu.cores();
+  return model::cpu_interference(share);
+}
+
 OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::optional<model::Ceilings>& link,
                                        const PointRecord& p, const OverlapRun& run) {
   OverlapRunAnalysis a;
@@ -104,11 +113,45 @@ OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::opt
   in.elements = run.elements;
   in.comm = link_chunk_times(shape, link, in.t_comm, run.elements);
   in.latency_s = link && link->link_bytes_per_s > 0 ? model::collective_latency(shape, *link) : 0;
-  in.interference = point_interference(p);
+  if (p.concurrent) a.measured_interference = point_interference(p);
+  if (run.transport_cpu) {
+    in.interference = transport_interference(*run.transport_cpu);
+    a.interference_source = "cpu";
+  } else if (a.measured_interference) {
+    in.interference = *a.measured_interference;
+    a.interference_source = "measured";
+  }
   a.interference = in.interference;
   const std::size_t K = run.elements.size();
   if (in.gemm.size() != K) return a;  // a record without the per-chunk times
+  if (run.comm_alone_s.size() == K) in.comm_alone = run.comm_alone_s;
   a.model = model::predict_pipeline(in);
+  if (a.measured_interference) {
+    model::PipelineInputs checked = in;
+    checked.interference = *a.measured_interference;
+    a.t_predicted_measured = model::predict_pipeline(checked).t_predicted;
+  }
+  const double step = p.t_step.median;
+  const double hideable = step - std::max(p.t_math.median, p.t_comm.median);
+  if (step > 0 && hideable >= kMinHideableFraction * step) {
+    a.hidden = (step - run.t_overlap.median) / hideable;
+    a.hidden_predicted = (step - a.model.t_predicted) / hideable;
+  }
+  // Which side bounds the pipeline (the chunks' collectives timed alone,
+  // or their shares of T_comm with the latency paid again, against the
+  // GEMMs alone), and what keeps the prediction furthest from the ideal.
+  const double comm_side = in.comm_alone.size() == K
+                               ? std::accumulate(in.comm_alone.begin(), in.comm_alone.end(), 0.0)
+                               : in.t_comm + in.latency_s * (static_cast<double>(K) - 1);
+  const double gemm_side = std::accumulate(in.gemm.begin(), in.gemm.end(), 0.0);
+  a.bound = comm_side >= gemm_side ? "collective" : "gemm";
+  const double per_chunk = a.model.chunk_latency + a.model.chunk_collectives;
+  if (a.model.interference >= a.model.thinner_gemms && a.model.interference >= per_chunk && a.model.interference > 0)
+    a.limit = "cpu";
+  else if (per_chunk >= a.model.thinner_gemms && per_chunk > 0)
+    a.limit = "per-chunk collectives";
+  else if (a.model.thinner_gemms > 0)
+    a.limit = "thinner GEMMs";
   a.efficiency = model::pipeline_efficiency(a.model, run.t_overlap.median);
   if (run.t_overlap.median > 0) {
     a.model_error = (a.model.t_model - run.t_overlap.median) / run.t_overlap.median;

@@ -49,6 +49,10 @@ OverlapChoiceRecord choose_overlap(const model::Shape& shape, const std::optiona
 // The point's interference (1, 1 without a concurrent step).
 model::Interference point_interference(const PointRecord& p);
 
+// The GEMM's slowdown from a run's transport CPU (model::cpu_interference
+// with the node's CPUs per rank, the GEMM's threads, TransportCpu::cores).
+model::Interference transport_interference(const TransportCpu& cpu);
+
 // One chunked step against the model.
 struct OverlapRunAnalysis {
   int chunks = 0;
@@ -58,7 +62,29 @@ struct OverlapRunAnalysis {
   std::optional<double> efficiency;  // against the pipeline's ideal (model::pipeline_efficiency)
   double model_error = 0;            // (T_model - T_overlap measured) / T_overlap measured
   double predicted_error = 0;        // the same for t_predicted (with the interference)
-  model::Interference interference;  // the point's, as applied
+  // The interference the prediction applies: on the CPU the GEMM slowed by
+  // the transport's CPU share (model::cpu_interference of the run's
+  // TransportCpu: source "cpu"); without that record the unchunked step's
+  // GEMM and collective run together ("measured"), or none ("none").
+  model::Interference interference;
+  std::string interference_source = "none";
+  // The check: the interference measured on the unchunked step run
+  // together, and the prediction with it instead.
+  std::optional<model::Interference> measured_interference;
+  std::optional<double> t_predicted_measured;
+  // The share of the hideable time (T_step - max(T_math, T_comm)) the step
+  // hid, measured and predicted (empty below kMinHideableFraction of T_step).
+  std::optional<double> hidden;
+  std::optional<double> hidden_predicted;
+  // The longer side of the pipeline, "collective" or "gemm" (the chunks'
+  // collectives and GEMMs, each alone), and the largest part of
+  // t_predicted - t_ideal, what keeps the step furthest from the ideal
+  // pipeline: "cpu" (the interference: on the CPU, the cores the transport
+  // shares with the GEMM), "per-chunk collectives" (the latency paid again
+  // and the chunks' collectives alone beyond T_comm's shares) or "thinner
+  // GEMMs"; empty where none of them costs anything.
+  std::string bound;
+  std::string limit;
 };
 
 OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::optional<model::Ceilings>& link,

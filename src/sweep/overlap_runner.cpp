@@ -13,7 +13,11 @@
 // predicts come from the same rounds.
 #include <fmt/format.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -23,8 +27,10 @@
 #include "collectives/trace.h"
 #include "sweep/overlap_model.h"
 #include "sweep/runner.h"
-#include "util/error.h"
+#include "timing/cpu_usage.h"
 #include "timing/stats.h"
+#include "util/error.h"
+#include "util/node.h"
 
 namespace shardroof::sweep {
 namespace {
@@ -60,6 +66,70 @@ struct SlotRing {
   std::size_t filled() const { return std::min(calls, rows.size()); }
 };
 
+// The CPUs of this rank's node (its ranks' affinity masks together) and the
+// ranks on it, for the node whose ranks have the fewest CPUs each. Collective
+// on `comm`.
+struct OverlapNodeCpus {
+  int cpus = 1;
+  int ranks = 1;
+};
+OverlapNodeCpus overlap_node_cpus(MPI_Comm comm) {
+  const NodeComm node(comm);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);  // unknown: count one CPU
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node.get()));
+  int size = 1;
+  SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const int here[2] = {CPU_COUNT(&all), node.size()};
+  std::vector<int> every(2 * static_cast<std::size_t>(size));
+  SHARDROOF_MPI_CHECK(MPI_Allgather(here, 2, MPI_INT, every.data(), 2, MPI_INT, comm));
+  OverlapNodeCpus out{here[0], here[1]};
+  for (std::size_t i = 0; i < every.size(); i += 2)
+    if (static_cast<double>(every[i]) / every[i + 1] < static_cast<double>(out.cpus) / out.ranks)
+      out = {every[i], every[i + 1]};
+  return out;
+}
+
+// Each rank's CPU over its timed alone-runs (rows: wall, thread, process,
+// node busy, node softirq; the node's NaN where unknown or read over less
+// than kMinNodeSpanS) as the record's shares, the largest over ranks.
+TransportCpu transport_cpu_of(MPI_Comm comm, const std::vector<std::vector<double>>& rows, std::size_t filled,
+                              const OverlapNodeCpus& node, int gemm_threads) {
+  double sum[5] = {0, 0, 0, 0, 0};
+  bool node_known = filled > 0;
+  for (std::size_t i = 0; i < filled; ++i) {
+    for (std::size_t k = 0; k < 5; ++k) sum[k] += rows[i][k];
+    node_known = node_known && !std::isnan(rows[i][3]);
+  }
+  const double wall = sum[0];
+  // Too few ticks and the node's share is noise: the process's stands alone.
+  node_known = node_known && wall >= kMinNodeSpanS;
+  double local[5] = {wall, 0, 0, -1, -1};
+  if (wall > 0) {
+    local[1] = sum[1] / wall;
+    local[2] = sum[2] / wall;
+    if (node_known) {
+      local[3] = sum[3] / wall / node.ranks;
+      local[4] = sum[4] / wall / node.ranks;
+    }
+  }
+  double all[5];
+  SHARDROOF_MPI_CHECK(MPI_Allreduce(local, all, 5, MPI_DOUBLE, MPI_MAX, comm));
+  TransportCpu t;
+  t.wall_s = all[0];
+  t.thread = all[1];
+  t.process = all[2];
+  t.node = all[3];
+  t.softirq = all[4];
+  t.node_cpus = node.cpus;
+  t.node_ranks = node.ranks;
+  t.gemm_threads = gemm_threads;
+  return t;
+}
+
 // One K's chunked step: made before anything is timed.
 struct ChunkedStep {
   OverlapRun run;
@@ -74,8 +144,10 @@ struct ChunkedStep {
   std::size_t calls = 0;
   model::ChunkSpans* spans = nullptr;
   SlotRing gemm_alone, comm_alone;
+  SlotRing cpu_alone;  // the CPU of each alone-run of the collectives (transport_cpu_of)
   std::unique_ptr<ChunkWorker> thread;
-  ChunkedStep(std::size_t slots, std::size_t K) : scratch(K), gemm_alone(slots, K), comm_alone(slots, K) {}
+  ChunkedStep(std::size_t slots, std::size_t K)
+      : scratch(K), gemm_alone(slots, K), comm_alone(slots, K), cpu_alone(slots, 5) {}
 };
 
 }  // namespace
@@ -96,6 +168,7 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
   // collective share one stream and would only serialize, so there the
   // model assumes none.
   const bool cpu = plan_.backend == Backend::Cpu;
+  const OverlapNodeCpus node_cpus = cpu ? overlap_node_cpus(comm_) : OverlapNodeCpus{};
   std::unique_ptr<coll::Allocation> other_in, other_out;
   std::unique_ptr<coll::Collective> other;
   SlotRing beside_d(slots, 2);  // the GEMM's and the collective's durations
@@ -275,9 +348,12 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
       }
     });
     regions.emplace_back();
-    // Each chunk's collective alone, one after the other.
+    // Each chunk's collective alone, one after the other, and (on the
+    // CPU) the CPU they took: the transport's share in the overlap model.
     ops.push_back([&, s](int) {
       std::vector<double>& row = s->comm_alone.next();
+      std::optional<CpuSpan> span;
+      if (cpu) span.emplace();
       for (std::size_t k = 0; k < s->chunks.size(); ++k) {
         const Chunk& ch = s->chunks[k];
         const double t0 = coll::Tracer::now();
@@ -285,6 +361,13 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
                            coll::ReduceOp::Sum);
         mem.synchronize();
         row[k] = coll::Tracer::now() - t0;
+      }
+      if (span) {
+        const CpuSpan::Result r = span->stop();
+        std::vector<double>& used = s->cpu_alone.next();
+        const double unknown = std::numeric_limits<double>::quiet_NaN();
+        used = {r.wall_s, r.thread_s, r.process_s, r.node_busy_s.value_or(unknown),
+                r.node_softirq_s.value_or(unknown)};
       }
     });
     regions.emplace_back();
@@ -320,6 +403,8 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
     s.run.gemm_alone_s = median_of_slowest(comm_, s.gemm_alone.rows, s.gemm_alone.filled(), K);
     s.run.comm_alone_s = median_of_slowest(comm_, s.comm_alone.rows, s.comm_alone.filled(), K);
     summarize_stamps(s.stamps, std::min(s.calls, s.stamps.size()), s.run);
+    if (cpu)
+      s.run.transport_cpu = transport_cpu_of(comm_, s.cpu_alone.rows, s.cpu_alone.filled(), node_cpus, plan_.threads);
   }
 
   // Checked outside the rounds: the plain step once more, then each chunked

@@ -3,6 +3,7 @@
 // compute backend: sweep/runner.h and ceilings/ceilings.h produce them.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -27,6 +28,26 @@ struct PointCheck {
   bool passed() const { return !checked || wrong == 0; }
 };
 
+// The CPU the chunks' collectives took while they ran alone (sweep
+// --overlap on the CPU; timing/cpu_usage.h), over every timed iteration of
+// their alone-run, as cores: CPU seconds over wall seconds. Each share is
+// the largest over ranks; the node's is the node's busy time (its CPUs'
+// time less idle, iowait and steal: every process and the kernel's
+// softirq work) over the ranks on it.
+struct TransportCpu {
+  double wall_s = 0;     // the alone-runs' span, summed over the timed iterations (the slowest rank)
+  double thread = 0;     // the calling thread (getrusage RUSAGE_THREAD)
+  double process = 0;    // its process (RUSAGE_SELF)
+  double node = -1;      // the node's busy CPU per rank on it; < 0: unknown (or spans under kMinNodeSpanS)
+  double softirq = -1;   // the node's softirq per rank, sampled at the tick; < 0: unknown
+  int node_cpus = 0;     // the CPUs the node's ranks may run on, together
+  int node_ranks = 0;    // the ranks on the node (the smallest node's CPUs per rank)
+  int gemm_threads = 0;  // the GEMM's threads per rank
+  // The cores the transport keeps busy per rank: the node's share where
+  // known (it holds the kernel's work wherever it ran), else the process's.
+  double cores() const { return node >= 0 ? std::max(node, process) : process; }
+};
+
 // One chunked step at one K (sweep --overlap): the step, its check, and
 // what the pipeline model (model/pipeline.h) and the split of its gap need.
 // Per-chunk times are the medians of the per-iteration maxima over ranks
@@ -46,6 +67,7 @@ struct OverlapRun {
   std::vector<double> gemm_in_step_s;  // each chunk's GEMM inside the overlapped step
   std::vector<double> comm_in_step_s;  // each chunk's collective inside it (after its GEMM was ready)
   double stamped_step_s = 0;           // first GEMM's start to last collective's end
+  std::optional<TransportCpu> transport_cpu;  // on the CPU: what the collectives alone took of it
 };
 
 // The unchunked step's GEMM and collective started together (the collective

@@ -160,6 +160,54 @@ TEST(Pipeline, InterferenceFromTheUnchunkedStepRunTogether) {
   EXPECT_DOUBLE_EQ(interference_from(1, 10, 1, 13).comm, 2);
 }
 
+TEST(Pipeline, InterferenceFromTheTransportsCpu) {
+  // One core per rank, one GEMM thread: the transport's 0.35 cores come
+  // from the GEMM's core, which keeps 0.65: both x1/0.65.
+  Interference s = cpu_interference({1, 1, 0.35});
+  EXPECT_DOUBLE_EQ(s.gemm, 1 / 0.65);
+  EXPECT_DOUBLE_EQ(s.comm, s.gemm);
+  // Two cores per rank, one GEMM thread: the spare core takes the first
+  // core of transport work, the other 0.5 come from the GEMM's: x2 (at most).
+  EXPECT_DOUBLE_EQ(cpu_interference({2, 1, 1.5}).gemm, 2);
+  EXPECT_DOUBLE_EQ(cpu_interference({2, 1, 0.9}).gemm, 1);
+  // Four threads on four cores, a transport of one core: 4 / 3.
+  EXPECT_DOUBLE_EQ(cpu_interference({4, 4, 1}).gemm, 4.0 / 3);
+  // More threads than cores: the cores are what the GEMM uses (2 of 2, 0.5 lost).
+  EXPECT_DOUBLE_EQ(cpu_interference({2, 8, 0.5}).gemm, 2 / 1.5);
+  // Nothing taken, or nothing known: none.
+  s = cpu_interference({1, 1, 0});
+  EXPECT_DOUBLE_EQ(s.gemm, 1);
+  EXPECT_DOUBLE_EQ(s.comm, 1);
+  EXPECT_DOUBLE_EQ(cpu_interference({0, 1, 0.5}).gemm, 1);
+}
+
+TEST(Pipeline, PredictionFromTheChunksTimedAlone) {
+  // Two chunks, GEMMs 2 and 2, T_comm 6 (shares 3 and 3, no latency); the
+  // collectives alone took 4 and 4: the pipeline 2 + max(2, 4) + 4 = 10
+  // against the shares' 2 + 3 + 3 = 8: chunk_collectives = 2. Slowed x1.5
+  // where they overlap (chunk 2's GEMM beside chunk 1's collective, and
+  // chunk 1's collective beside chunk 2's GEMM, for 2 each: 1 more each):
+  // chunk 1's collective ends at 2 + 5, chunk 2's GEMM at 2 + 3, so
+  // 7 + 4 = 11, interference 1.
+  PipelineInputs in;
+  in.t_math = 4;
+  in.t_comm = 6;
+  in.gemm = {2, 2};
+  in.comm = {3, 3};
+  in.elements = {1, 1};
+  in.comm_alone = {4, 4};
+  in.interference = {1.5, 1.5};
+  const PipelinePrediction p = predict_pipeline(in);
+  EXPECT_DOUBLE_EQ(p.chunk_collectives, 2);
+  EXPECT_DOUBLE_EQ(p.t_predicted, 11);
+  EXPECT_DOUBLE_EQ(p.interference, 1);
+  EXPECT_NEAR(p.t_ideal + p.thinner_gemms + p.chunk_latency + p.chunk_collectives + p.interference, p.t_predicted,
+              1e-12);
+  // Without them the shares stand in.
+  in.comm_alone.clear();
+  EXPECT_DOUBLE_EQ(predict_pipeline(in).chunk_collectives, 0);
+}
+
 TEST(Pipeline, DurationsFromSpans) {
   const StepDurations d = durations_of({{10, 12, 12.5, 13}, {12, 14.5, 14.6, 16}});
   ASSERT_EQ(d.gemm.size(), 2u);

@@ -165,15 +165,19 @@ def check_overlap_runs(p, st, n):
             fail(f"{what}: model_error")
         if not close(m["predicted_error"], (m["t_predicted_s"] - measured) / measured, 1e-9):
             fail(f"{what}: predicted_error")
-        # The prediction: the chunks' GEMMs alone and their shares of the
-        # measured T_comm with the latency paid again, plus a non-negative
-        # interference.
-        measured_comm = m["t_ideal_s"] + parts["thinner_gemms"] + parts["chunk_latency"]
-        if not close(measured_comm + m["interference_s"], m["t_predicted_s"], 1e-9) or m["interference_s"] < -1e-12:
-            fail(f"{what}: t_predicted_s must be t_ideal + thinner GEMMs + chunk latency plus a non-negative "
+        # The prediction: the pipeline of the chunks' GEMMs and collectives
+        # timed alone (t_ideal + thinner GEMMs + chunk latency +
+        # chunk_collectives), plus a non-negative interference.
+        alone = pipeline_time(r["gemm_alone_s"], r["comm_alone_s"])
+        if not close(m["t_ideal_s"] + parts["thinner_gemms"] + parts["chunk_latency"] + m["chunk_collectives_s"],
+                     alone, 1e-9):
+            fail(f"{what}: chunk_collectives_s {m['chunk_collectives_s']}: the pipeline of the chunks alone is {alone}")
+        if not close(alone + m["interference_s"], m["t_predicted_s"], 1e-9) or m["interference_s"] < -1e-12:
+            fail(f"{what}: t_predicted_s must be the pipeline of the chunks alone plus a non-negative "
                  "interference_s")
         if st["backend"] == "cpu" and "concurrent_step" not in p:
             fail(f"D={p['D']}: --overlap on the CPU but no concurrent_step")
+        check_transport_cpu(what, st, p, r, m)
         hideable = tm + tc - m["t_ideal_s"]
         e = r["pipeline_efficiency"]
         if (hideable > 0.01 * (tm + tc)) != (e is not None):
@@ -190,6 +194,47 @@ def check_overlap_runs(p, st, n):
     if runs:
         if not close(runs[0]["t_overlap_s"]["median"], p["t_overlap_s"]["median"], 1e-12):
             fail(f"D={p['D']}: t_overlap_s is not the first chunked step's")
+
+
+def check_transport_cpu(what, st, p, r, m):
+    """On the CPU the prediction's GEMM slowdown comes from the transport's
+    CPU share (model::cpu_interference), recomputed here from the record;
+    the interference measured on the unchunked step is the check beside it."""
+    if st["backend"] != "cpu":
+        return
+    t = r.get("transport_cpu")
+    if t is None:
+        fail(f"{what}: --overlap on the CPU but no transport_cpu")
+    for key in ("thread_cores", "process_cores"):
+        if not (t[key] >= 0):
+            fail(f"{what}: transport_cpu.{key} {t[key]}")
+    if not (t["wall_s"] > 0 and t["node_cpus"] >= 1 and t["node_ranks"] >= 1 and t["gemm_threads"] >= 1):
+        fail(f"{what}: transport_cpu {t}")
+    node = t["node_cores"]
+    cores = max(node, t["process_cores"]) if node is not None else t["process_cores"]
+    if not close(cores, t["cores"], 1e-12):
+        fail(f"{what}: transport_cpu.cores {t['cores']} != {cores}")
+    per_rank = t["node_cpus"] / t["node_ranks"]
+    used = min(t["gemm_threads"], per_rank)
+    spare = max(0.0, per_rank - t["gemm_threads"])
+    lost = min(max(cores - spare, 0.0), used / 2)
+    expected = used / (used - lost) if cores > 0 else 1.0
+    if m["interference_source"] != "cpu":
+        fail(f"{what}: interference_source {m['interference_source']} with a transport_cpu record")
+    if not (close(m["interference"]["gemm_slowdown"], expected, 1e-9) and
+            close(m["interference"]["comm_slowdown"], expected, 1e-9)):
+        fail(f"{what}: interference {m['interference']}, expected both x{expected} from the transport's CPU")
+    if m["measured_interference"] is None or m["t_predicted_measured_interference_s"] is None:
+        fail(f"{what}: no measured interference beside the CPU's")
+    tm, tc, ts = p["t_math_s"]["median"], p["t_comm_s"]["median"], p["t_step_s"]["median"]
+    hideable = ts - max(tm, tc)
+    if hideable >= 0.01 * ts:
+        for key, t_of in (("hidden_share", r["t_overlap_s"]["median"]), ("hidden_share_predicted", m["t_predicted_s"])):
+            if m[key] is None or not close(m[key], (ts - t_of) / hideable, 1e-9):
+                fail(f"{what}: {key} {m[key]}")
+    if m["bound"] not in ("collective", "gemm") or m["limit"] not in ("", "cpu", "per-chunk collectives",
+                                                                      "thinner GEMMs"):
+        fail(f"{what}: bound {m['bound']}, limit {m['limit']}")
 
 
 def check_outlook(doc, st, n):
