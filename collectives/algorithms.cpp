@@ -4,6 +4,7 @@
 
 #include "collectives/auto_collective.h"
 #include "collectives/error.h"
+#include "collectives/hierarchy_layout.h"
 
 namespace shardroof::coll {
 
@@ -46,6 +47,25 @@ std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching) {
   return out;
 }
 
+bool hier_spans_levels(CollectiveKind kind, int nranks, const HierarchicalOptions& options) {
+  if (!supports(Algorithm::Hier, kind) || options.node_of_rank.size() != static_cast<std::size_t>(nranks))
+    return false;
+  try {
+    const HierarchyLayout layout(options.node_of_rank, options.group_of_rank);
+    if (kind == CollectiveKind::ReduceScatter && !layout.consecutive_ranks()) return false;
+    return layout.working_levels() > 1;
+  } catch (const InvalidArgument&) {
+    return false;  // not a layout hier runs on
+  }
+}
+
+std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching, const CollectiveOptions& options,
+                                       int nranks) {
+  std::vector<Algorithm> out = auto_candidates(kind, tag_matching);
+  if (hier_spans_levels(kind, nranks, options.hier)) out.push_back(Algorithm::Hier);
+  return out;
+}
+
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,
                                             const CollectiveOptions& options, const TuningTable& tuning) {
@@ -56,7 +76,8 @@ std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind 
     throw InvalidArgument("the " + std::string(to_string(algorithm)) + " algorithm has no " +
                           std::string(to_string(kind)));
   if (algorithm == Algorithm::Auto)
-    return make_auto_collective(kind, transport, memory, options, tuning, auto_candidates(kind));
+    return make_auto_collective(kind, transport, memory, options, tuning,
+                                auto_candidates(kind, true, options, transport.size()));
   return own_algorithm_for(algorithm, kind)->make(transport, memory, options);
 }
 

@@ -49,15 +49,27 @@ namespace shardroof::coll {
 bool supports(Algorithm algorithm, CollectiveKind kind);
 
 // Ours that `auto` chooses among for `kind`: ring, pairwise and direct where
-// they implement it (hier needs a node layout that a size rule cannot
-// know), less those that keep messages of two tags in flight when the
-// transport has no tag matching (NCCL). The one list every setup uses.
+// they implement it, less those that keep messages of two tags in flight
+// when the transport has no tag matching (NCCL).
 std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching = true);
+
+// The same, and hier where `options` lay out `nranks` ranks over more than
+// one level that moves data (hierarchy_layout.h, working_levels; for
+// ReduceScatter, every unit consecutive ranks, as it requires): a size
+// rule cannot know the layout, so hier is offered only where the run has
+// one, and a table names it only for the layouts it was tuned on. The one
+// list every setup uses.
+std::vector<Algorithm> auto_candidates(CollectiveKind kind, bool tag_matching, const CollectiveOptions& options,
+                                       int nranks);
+
+// Whether hier is worth offering on this layout (see auto_candidates):
+// a valid layout of `nranks` ranks with at least two working levels.
+bool hier_spans_levels(CollectiveKind kind, int nranks, const HierarchicalOptions& options);
 
 // Builds our collective; throws InvalidArgument if the algorithm has no such
 // collective (native included: see above). transport and memory are
-// borrowed and must outlive it. `auto` chooses among auto_candidates(kind)
-// by `tuning` (an empty table: the ring; see make_auto_collective for one
+// borrowed and must outlive it. `auto` chooses among auto_candidates(kind,
+// true, options, transport.size()) by `tuning` (an empty table: the ring; see make_auto_collective for one
 // that can also run the library's own collective).
 std::unique_ptr<Collective> make_collective(Algorithm algorithm, CollectiveKind kind,
                                             Transport& transport, MemoryOps& memory,

@@ -31,7 +31,7 @@ std::unique_ptr<coll::Collective> CommSetup::make_on(coll::Transport& transport,
   if (algorithm == coll::Algorithm::Native) return make_native(kind, ring);
   if (algorithm == coll::Algorithm::Auto)
     return coll::make_auto_collective(kind, transport, memory(), ring, tuning(),
-                                      coll::auto_candidates(kind, tag_matching()),
+                                      coll::auto_candidates(kind, tag_matching(), ring, transport.size()),
                                       [this, kind, ring] { return make_native(kind, ring); });
   if (!coll::supports(algorithm, kind)) throw_usage("--impl {}: there is no {} {}", name, name, coll::to_string(kind));
   if (!tag_matching() && coll::own_algorithm_for(algorithm, kind)->needs_tag_matching)

@@ -85,8 +85,9 @@ void write_tuning_table(const std::string& path, int ranks, const std::vector<co
 
 std::vector<coll::Algorithm> tunable_impls(CommSetup& setup, coll::CollectiveKind kind,
                                            const coll::CollectiveOptions& ring) {
-  // What auto can choose: our candidates and the library's own.
-  std::vector<coll::Algorithm> candidates = coll::auto_candidates(kind);
+  // What auto can choose: our candidates (hier where the run's layout has
+  // levels) and the library's own.
+  std::vector<coll::Algorithm> candidates = coll::auto_candidates(kind, true, ring, setup.transport().size());
   candidates.push_back(coll::Algorithm::Native);
   std::vector<coll::Algorithm> out;
   for (const coll::Algorithm impl : candidates) {

@@ -1,6 +1,7 @@
 // The algorithms other than the ring (pairwise, direct, hier over 1 and 2
 // ranks per node and over three levels, and auto switching between them by
-// a tuning table), and broadcast and all-to-all (ours, auto and native),
+// a tuning table, hier among them where the layout has levels), and
+// broadcast and all-to-all (ours, auto and native),
 // against the exact expected values of the collectives' traits: every
 // collective they implement, every datatype and op, counts {0, 1, N-1, N, N+1, 7919,
 // 1048579}, in place and out of place, with the default segment size and a
@@ -383,6 +384,23 @@ TEST_P(HierarchyLevels, MatchExpectedValues) {
         continue;
       }
       const auto collectives = default_and_small_segments(Algorithm::Hier, kind, transport, memory, options);
+      // auto with a table that names hier at every size: hier where the
+      // shape has two levels or more of more than one unit, the fallback
+      // (the ring) where hier would be the ring.
+      if (type == DataType::Float) {
+        const auto working = std::count_if(shape.sizes.begin(), shape.sizes.end(), [](int g) { return g > 1; });
+        const std::string expected = working > 1 ? "auto:hier" : "auto:ring";
+        TuningTable hier_table;
+        hier_table.rules = {{kind, n, kNoUpperBound, {"hier"}, 0}};
+        const auto chooser = make_collective(Algorithm::Auto, kind, transport, memory, options, hier_table);
+        for (const std::size_t count : {std::size_t{1}, u + 1, std::size_t{1031}}) {
+          const Reference& ref = cached_reference(kind, count, type, ReduceOp::Sum, rank, n, 0);
+          const std::string p = run_and_check(*chooser, ref, count, type, ReduceOp::Sum, false);
+          if (!p.empty()) failures << shape_name(shape) << " auto count " << count << ": " << p << "\n";
+          if (chooser->algorithm() != expected)
+            failures << shape_name(shape) << " auto ran " << chooser->algorithm() << ", not " << expected << "\n";
+        }
+      }
       for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Avg})
         for (const std::size_t count : type_counts) {
           const Reference& ref = cached_reference(kind, count, type, op, rank, n, 0);
