@@ -105,7 +105,7 @@ TransportCpu transport_cpu_of(MPI_Comm comm, const std::vector<std::vector<doubl
     node_known = node_known && !std::isnan(rows[i][3]);
   }
   const double wall = sum[0];
-  // Too few ticks and the node's share is noise: the process's stands alone.
+  // Spans too short for /proc/stat's 10 ms unit: the process's share stands alone.
   node_known = node_known && wall >= kMinNodeSpanS;
   double local[5] = {wall, 0, 0, -1, -1};
   if (wall > 0) {
