@@ -47,7 +47,14 @@ class CombineCommand final : public Command {
     RunOutput out = RunOutput::agree(ctx, "combine", "launches", {f_.output.json, f_.output.csv, "", true});
     nlohmann::json doc;
     std::string csv;
-    if (set.command == "sweep") {
+    if (set.command == "sweep" && set.sweeps.size() < 2) {
+      // Fewer than two launches located a crossover: no D* to combine, and
+      // what the others located instead is the answer.
+      const auto u = launches::summarize_uncrossed(set);
+      print_sweep_uncombined(ctx.detail, set, u);
+      doc = sweep_uncombined_json(set, u);
+      csv = sweep_uncombined_csv(set, u);
+    } else if (set.command == "sweep") {
       const auto c = launches::combine_sweeps(set);
       print_sweep_combination(ctx.detail, set, c);
       doc = sweep_combination_json(set, c);

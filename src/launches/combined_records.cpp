@@ -1,10 +1,51 @@
 #include "launches/combined_records.h"
 
+#include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace shardroof::launches {
 
+namespace {
+
+std::optional<UncrossedSummary::Spread> spread_of(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  UncrossedSummary::Spread s;
+  s.launches = static_cast<int>(v.size());
+  const std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+}  // namespace
+
+UncrossedSummary summarize_uncrossed(const LaunchSet& set) {
+  UncrossedSummary out;
+  out.launches = static_cast<int>(set.uncrossed.size());
+  out.of = static_cast<int>(set.uncrossed.size() + set.sweeps.size());
+  std::vector<double> t_comm, floor;
+  for (const auto& l : set.uncrossed) {
+    const std::string kind = l.cause.empty() ? l.kind : l.kind + ", " + l.cause;
+    auto it = std::find_if(out.kinds.begin(), out.kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == out.kinds.end())
+      out.kinds.emplace_back(kind, 1);
+    else
+      ++it->second;
+    if (l.t_comm_s) t_comm.push_back(*l.t_comm_s);
+    if (l.floor_s) floor.push_back(*l.floor_s);
+  }
+  out.t_comm_s = spread_of(std::move(t_comm));
+  out.floor_s = spread_of(std::move(floor));
+  return out;
+}
+
 SweepCombination combine_sweeps(const LaunchSet& set, double level) {
+  if (set.sweeps.size() < 2)
+    throw std::logic_error("combine_sweeps: needs two launches with a crossover, got " +
+                           std::to_string(set.sweeps.size()));
   SweepCombination out;
   std::vector<LaunchEstimate> d, book;
   for (const auto& l : set.sweeps) {

@@ -38,6 +38,23 @@ struct CollCombination {
   std::vector<CollRowKey> partial;  // rows some launch lacks (not combined)
 };
 
+// The sweep launches that located no crossover (LaunchSet::uncrossed),
+// summed up: their kinds and the levels they were set against, which
+// carry the answer ("T_comm stays below the GEMM's floor") across them.
+struct UncrossedSummary {
+  struct Spread {
+    int launches = 0;  // that have the value
+    double median = 0, min = 0, max = 0;
+  };
+  int launches = 0;  // without a crossover
+  int of = 0;        // every sweep launch read
+  std::vector<std::pair<std::string, int>> kinds;  // each kind (with its cause) and how many, in order of first sight
+  std::optional<Spread> t_comm_s, floor_s;
+};
+UncrossedSummary summarize_uncrossed(const LaunchSet& set);
+
+// The sweep launches with a crossover combined: at least two of them
+// (LaunchSet::sweeps), else std::logic_error.
 SweepCombination combine_sweeps(const LaunchSet& set, double level = 0.95);
 CollCombination combine_colls(const LaunchSet& set, double level = 0.95);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -171,6 +172,30 @@ LaunchReadings sweep_readings(const json& doc) {
 
 namespace {
 
+// A sweep record whose crossover object names a kind but no D*: a launch
+// that ran, located nothing, and says why.
+bool uncrossed(const json& doc) {
+  static const std::set<std::string> kinds = {"above_range", "below_range", "only_downward", "tied"};
+  const json cr = doc.value("crossover", json());
+  return cr.is_object() && cr.value("D_empirical", json()).is_null() && cr.value("kind", json()).is_string() &&
+         kinds.count(cr["kind"].get<std::string>()) > 0;
+}
+
+UncrossedLaunch read_uncrossed(const std::string& path, const json& doc) {
+  UncrossedLaunch l;
+  l.info = info_of(path, doc);
+  l.info.stability = verdict_of(doc.value("stability", json()));
+  const json& cr = doc["crossover"];
+  l.kind = cr["kind"].get<std::string>();
+  const json nc = cr.value("no_crossover", json());
+  if (nc.is_object()) {
+    l.cause = nc.value("cause", std::string());
+    if (number(nc, "t_comm_s") > 0) l.t_comm_s = number(nc, "t_comm_s");
+    if (number(nc, "floor_s") > 0) l.floor_s = number(nc, "floor_s");
+  }
+  return l;
+}
+
 SweepLaunch read_sweep(const std::string& path, const json& doc) {
   SweepLaunch l;
   l.info = info_of(path, doc);
@@ -291,7 +316,9 @@ LaunchSet read_launches(const std::vector<std::string>& paths, const std::vector
       if (!diff.empty())
         throw_usage("combine: {}: measured with other settings than {}: {}", path, paths[0], diff);
     }
-    if (command == "sweep")
+    if (command == "sweep" && uncrossed(doc))
+      set.uncrossed.push_back(read_uncrossed(path, doc));
+    else if (command == "sweep")
       set.sweeps.push_back(read_sweep(path, doc));
     else
       set.colls.push_back(read_coll(path, doc));
@@ -310,6 +337,10 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
   } catch (const json::parse_error& e) {
     throw_usage("--history {}: not JSON ({})", path, e.what());
   }
+  if (doc.is_object() && doc.value("command", std::string()) == "combine" && doc.value("D", json(0)).is_null() &&
+      doc.value("without_crossover", json()).is_object())
+    throw_usage("--history {}: {} of its {} launches located no crossover: there is no D* to expect", path,
+                doc["without_crossover"].value("launches", 0), doc["without_crossover"].value("of", 0));
   if (!doc.is_object() || doc.value("command", std::string()) != "combine" || doc.value("of", std::string()) != "sweep" ||
       !doc.contains("D") || !doc["D"].is_object())
     throw_usage("--history {}: not a `shardroof combine` record of sweep launches", path);

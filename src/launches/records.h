@@ -4,8 +4,12 @@
 // implementation, placement and size). Refuses what cannot be combined,
 // naming the file and the reason: fewer than two launches, a file that is
 // no shardroof record, records of different commands or settings (the
-// first difference named), a run that did not finish, a sweep without a
-// crossover. No MPI; the records are read as JSON.
+// first difference named), a run that did not finish. A sweep launch that
+// located no crossover (its search ran off the range: T_comm below the
+// GEMM's floor, or above T_math at the largest D) is kept apart, with
+// why, so that a machine whose answer is "no crossover" still gets one
+// (DESIGN: bad input gets an error, a true answer does not). No MPI; the
+// records are read as JSON.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +43,15 @@ struct SweepLaunch {
   LaunchReadings readings;               // its levels, whole or per state (launches/states.h)
 };
 
+// A sweep launch without a crossover: what its record says instead of D*.
+struct UncrossedLaunch {
+  LaunchInfo info;
+  std::string kind;                  // crossover.kind (below_range, above_range, ...)
+  std::string cause;                 // crossover.no_crossover.cause ("overhead", ...), "" without one
+  std::optional<double> t_comm_s;    // crossover.no_crossover: T_comm at S and the GEMM's floor it was set
+  std::optional<double> floor_s;     // against, where the record has them
+};
+
 // One row of coll: a collective, an implementation, a placement, a size.
 struct CollRowKey {
   std::string collective, impl;
@@ -66,7 +79,8 @@ struct LaunchSet {
   // The ratio a level must change by to matter, as the launches' own
   // stability tests used it (the first record's that says one).
   double material_ratio = kDefaultMaterialRatio;
-  std::vector<SweepLaunch> sweeps;
+  std::vector<SweepLaunch> sweeps;        // sweep launches with a crossover
+  std::vector<UncrossedLaunch> uncrossed;  // sweep launches without one (not in `sweeps`), in file order
   std::vector<CollLaunch> colls;
 };
 

@@ -340,9 +340,35 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
     return a;
   }
   const std::string x = c.swept;
+  const int crossed = c.launches - c.uncrossed;
+  // What the launches without a crossover located instead: the answer
+  // where most found none, a note beside D* where some did.
+  std::string uncrossed;
+  if (c.uncrossed > 0) {
+    uncrossed = fmt::format("no crossover in {} of {} launches ({})", c.uncrossed, c.launches, c.uncrossed_kinds);
+    if (c.uncrossed_t_comm_s && c.uncrossed_floor_s)
+      uncrossed += fmt::format(": T_comm at S {} against the GEMM's floor {} (medians over them)",
+                               time_text(*c.uncrossed_t_comm_s), time_text(*c.uncrossed_floor_s));
+  }
+  if (!c.D && c.uncrossed > 0) {
+    a.lines.push_back(uncrossed);
+    if (crossed == 1)
+      a.lines.push_back(fmt::format("{}*: 1 launch located one ({}); combining needs two", x,
+                                    c.each.front().D ? count_text(*c.each.front().D) : "-"));
+    std::string states;
+    for (const auto& l : c.each) states += (states.empty() ? "" : ", ") + (l.stability.empty() ? "-" : l.stability);
+    a.lines.push_back("trust: each launch: " + states);
+    if (c.uncrossed_t_comm_s && c.uncrossed_floor_s && *c.uncrossed_t_comm_s < *c.uncrossed_floor_s)
+      a.lines.push_back("next: these ranks' link is faster than the GEMM's floor in every such launch: no sharding "
+                        "along D is communication-bound here");
+    else
+      a.lines.push_back("next: each launch's own answer says why it located none (its -v table); sweep a wider range");
+    return a;
+  }
   if (c.D)
     a.lines.push_back(fmt::format("{}* = {} {} (95%, across {} launches)", x, count_text(*c.D), bounds_text(c.interval),
-                                  c.launches));
+                                  crossed));
+  if (c.uncrossed > 0) a.lines.push_back(uncrossed + ": left out of " + x + "*");
   if (c.states.size() > 1) {
     // The prediction set: one interval per state, with how often it was seen.
     std::string set;

@@ -368,11 +368,26 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
   }
   c.swept = f.text(doc, "settings/swept", false);
   if (c.swept.empty()) c.swept = "D";
-  const auto& x = f.at(doc, "D");
-  c.D = f.number(x, "median");
-  c.interval = f.bounds(x, "ci");
-  c.next_launch = f.bounds(x, "prediction_interval", false);
-  c.between_share = f.number(x, "between_share", false);
+  const auto& none = f.at(doc, "without_crossover", false);
+  if (none.is_object()) {
+    c.uncrossed = static_cast<int>(f.number(none, "launches", false).value_or(0));
+    for (const auto& k : f.at(none, "kinds", false)) {
+      if (!c.uncrossed_kinds.empty()) c.uncrossed_kinds += "; ";
+      c.uncrossed_kinds += fmt::format("{}: {}", f.text(k, "kind", false),
+                                       static_cast<int>(f.number(k, "launches", false).value_or(0)));
+    }
+    c.uncrossed_t_comm_s = f.number(none, "t_comm_s/median", false);
+    c.uncrossed_floor_s = f.number(none, "floor_s/median", false);
+  }
+  // Fewer than two launches with a crossover: no D* was combined ("D": null).
+  const bool combined = !(c.uncrossed > 0 && f.at(doc, "D", false).is_null());
+  const auto& x = f.at(doc, "D", combined);
+  if (combined) {
+    c.D = f.number(x, "median");
+    c.interval = f.bounds(x, "ci");
+    c.next_launch = f.bounds(x, "prediction_interval", false);
+    c.between_share = f.number(x, "between_share", false);
+  }
   const auto& book = f.at(doc, "book", false);
   if (book.is_object()) {
     c.book = f.number(book, "median", false);
@@ -388,13 +403,23 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
       cl.stability = f.text(l, "stability", false);
       c.each.push_back(cl);
     }
+  if (none.is_object())
+    for (const auto& l : f.at(none, "each", false)) {
+      CombineLaunch cl;
+      cl.path = f.text(l, "path", false);
+      cl.stability = f.text(l, "stability", false);
+      cl.no_crossover = f.text(l, "kind", false);
+      if (const std::string cause = f.text(l, "cause", false); !cause.empty()) cl.no_crossover += ", " + cause;
+      c.each.push_back(cl);
+    }
+  c.launches += c.uncrossed;
   const auto& states = f.at(doc, "states", false);
   if (states.is_object()) {
     for (const auto& st : f.at(states, "list", false)) {
       CombineState s;
       s.name = f.text(st, "name", false);
       s.seen = static_cast<int>(f.number(st, "launches_seen", false).value_or(0));
-      s.of = c.launches;
+      s.of = launches.is_array() ? static_cast<int>(launches.size()) : 0;  // the states are of the launches with D*
       s.share = f.number(st, "share", false).value_or(0);
       s.tentative = f.at(st, "tentative", false).is_boolean() && f.at(st, "tentative", false).get<bool>();
       s.value = f.number(st, "value/median", false);

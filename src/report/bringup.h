@@ -158,6 +158,7 @@ struct CombineLaunch {
   std::optional<double> D;
   Bounds interval;
   std::string stability;
+  std::string no_crossover;  // a launch without a crossover: its kind ("below_range, overhead"), else ""
 };
 
 // A state the combined launches showed (launches/states.h).
@@ -186,6 +187,11 @@ struct CombineView {
   std::vector<CombineState> states;  // none in records made before states
   int mixed = 0;                     // launches that changed state inside and could not be split
   std::vector<std::string> launch_states;  // each launch's state by name ("A", "A+B", "mixed")
+  // Launches that located no crossover (combine's "without_crossover"),
+  // after those in `each` that did.
+  int uncrossed = 0;
+  std::string uncrossed_kinds;  // "below_range, overhead: 3"
+  std::optional<double> uncrossed_t_comm_s, uncrossed_floor_s;  // medians over them
 };
 
 // Every record of a bring-up, in the order read.

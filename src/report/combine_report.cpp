@@ -112,6 +112,43 @@ std::string variance_text(const Combined& c) {
                      pct(c.between_sd), 100 * c.within_share, pct(c.within_sd));
 }
 
+json spread_json(const std::optional<launches::UncrossedSummary::Spread>& s) {
+  if (!s) return json();
+  return {{"median", s->median}, {"min", s->min}, {"max", s->max}, {"launches", s->launches}};
+}
+
+std::string spread_text(const std::optional<launches::UncrossedSummary::Spread>& s) {
+  if (!s) return "-";
+  if (s->launches == 1) return time_text(s->median);
+  return fmt::format("{} [{}, {}]", time_text(s->median), time_text(s->min), time_text(s->max));
+}
+
+std::string kinds_text(const launches::UncrossedSummary& u) {
+  std::string out;
+  for (const auto& [kind, n] : u.kinds) out += (out.empty() ? "" : "; ") + fmt::format("{}: {}", kind, n);
+  return out;
+}
+
+json sweep_launch_json(const launches::SweepLaunch& l) {
+  json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
+            {"stability", verdict(l.info.stability)}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
+            {"interval_covers", "within that launch: its iterations, rounds and the states it saw"}};
+  x["book"] = l.book ? estimate_json(*l.book) : json();
+  return x;
+}
+
+// Launches without a crossover: their levels, the kind in the quantity's place.
+void append_uncrossed_csv(std::string& out, const launches::LaunchSet& set, const launches::UncrossedSummary&) {
+  for (std::size_t i = 0; i < set.uncrossed.size(); ++i) {
+    const auto& l = set.uncrossed[i];
+    const std::string launch = std::to_string(set.sweeps.size() + i + 1);
+    const std::string kind = l.cause.empty() ? l.kind : l.kind + " " + l.cause;
+    if (l.t_comm_s) out += fmt::format("no_crossover,{},{},t_comm_s,{:.6g},,\n", launch, l.info.path, *l.t_comm_s);
+    if (l.floor_s) out += fmt::format("no_crossover,{},{},floor_s,{:.6g},,\n", launch, l.info.path, *l.floor_s);
+    if (!l.t_comm_s && !l.floor_s) out += fmt::format("no_crossover,{},{},{},,,\n", launch, l.info.path, kind);
+  }
+}
+
 std::string settings_text(const launches::LaunchSet& set) {
   const json& s = set.settings;
   if (set.command == "sweep")
@@ -244,6 +281,7 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
   else
     out << "book: not every launch has a book D*: not combined\n";
   print_states(out, c.states, "D*", 1, "");
+  print_uncrossed(out, set, launches::summarize_uncrossed(set));
 }
 
 void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c) {
@@ -287,13 +325,7 @@ void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, c
 
 json sweep_combination_json(const launches::LaunchSet& set, const launches::SweepCombination& c) {
   json launches_j = json::array();
-  for (const auto& l : set.sweeps) {
-    json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
-              {"stability", verdict(l.info.stability)}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
-              {"interval_covers", "within that launch: its iterations, rounds and the states it saw"}};
-    x["book"] = l.book ? estimate_json(*l.book) : json();
-    launches_j.push_back(std::move(x));
-  }
+  for (const auto& l : set.sweeps) launches_j.push_back(sweep_launch_json(l));
   json out = {{"of", "sweep"},
               {"settings", set.settings},
               {"ranks", set.ranks},
@@ -304,6 +336,85 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
   out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
   out["states"] = states_json(c.states);
   out["prediction_set"] = prediction_set_json(c.states);
+  out["without_crossover"] = uncrossed_json(set, launches::summarize_uncrossed(set));
+  return out;
+}
+
+void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+  if (u.launches == 0) return;
+  out << fmt::format("# {} of {} launches located no crossover (not in D*): each one's kind, and T_comm at S against "
+                     "the GEMM's floor where its record has them\n",
+                     u.launches, u.of);
+  out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {}\n", "launch", "date (UTC)", "load", "kind",
+                     "T_comm at S", "GEMM floor", "file");
+  for (std::size_t i = 0; i < set.uncrossed.size(); ++i) {
+    const auto& l = set.uncrossed[i];
+    out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {}\n", set.sweeps.size() + i + 1, l.info.date,
+                       l.info.load_average, l.cause.empty() ? l.kind : l.kind + ", " + l.cause,
+                       l.t_comm_s ? time_text(*l.t_comm_s) : "-", l.floor_s ? time_text(*l.floor_s) : "-",
+                       l.info.path);
+  }
+  out << fmt::format("no crossover: {} of {} launches ({}); T_comm at S {}, the GEMM's floor {} (median [min, max] "
+                     "over them)\n",
+                     u.launches, u.of, kinds_text(u), spread_text(u.t_comm_s), spread_text(u.floor_s));
+}
+
+json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+  json each = json::array();
+  for (const auto& l : set.uncrossed)
+    each.push_back({{"path", l.info.path},
+                    {"date", l.info.date},
+                    {"load_average", l.info.load_average},
+                    {"stability", verdict(l.info.stability)},
+                    {"kind", l.kind},
+                    {"cause", l.cause},
+                    {"t_comm_s", l.t_comm_s ? json(*l.t_comm_s) : json()},
+                    {"floor_s", l.floor_s ? json(*l.floor_s) : json()}});
+  json kinds = json::array();
+  for (const auto& [kind, n] : u.kinds) kinds.push_back({{"kind", kind}, {"launches", n}});
+  return {{"launches", u.launches},
+          {"of", u.of},
+          {"kinds", kinds},
+          {"t_comm_s", spread_json(u.t_comm_s)},
+          {"floor_s", spread_json(u.floor_s)},
+          {"each", each},
+          {"aggregation", "median, min and max over the launches without a crossover that record the value"}};
+}
+
+void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+  out << fmt::format("# shardroof combine: {} launches of `shardroof sweep` with the same settings ({})\n", u.of,
+                     settings_text(set));
+  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
+    const auto& l = set.sweeps[i];
+    out << fmt::format("launch {}: D* = {} {} (its own 95% interval), {}\n", i + 1, num(l.d_star.value),
+                       interval(l.d_star.low, l.d_star.high), l.info.path);
+  }
+  print_uncrossed(out, set, u);
+  out << fmt::format("D*: not combined: {} of {} launches located a crossover; combining needs two\n",
+                     set.sweeps.size(), u.of);
+}
+
+json sweep_uncombined_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+  json launches_j = json::array();
+  for (const auto& l : set.sweeps) launches_j.push_back(sweep_launch_json(l));
+  return {{"of", "sweep"},
+          {"settings", set.settings},
+          {"ranks", set.ranks},
+          {"launches", launches_j},
+          {"D", json()},
+          {"book", json()},
+          {"without_crossover", uncrossed_json(set, u)},
+          {"method", "D* is combined from two launches with a crossover or more; here fewer located one"}};
+}
+
+std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+  std::string out = "kind,launch,file,quantity,value,low,high\n";
+  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
+    const auto& l = set.sweeps[i];
+    out += fmt::format("launch,{},{},D,{:.6g},{:.6g},{}\n", i + 1, l.info.path, l.d_star.value, l.d_star.low,
+                       std::isinf(l.d_star.high) ? std::string("inf") : fmt::format("{:.6g}", l.d_star.high));
+  }
+  append_uncrossed_csv(out, set, u);
   return out;
 }
 
@@ -357,6 +468,7 @@ std::string sweep_combination_csv(const launches::LaunchSet& set, const launches
     row("state_prediction", name, "", "D", st.value.median, st.predict_low, st.predict_high);
     if (st.book) row("state", name, "", "D_book", st.book->median, st.book->low, st.book->high);
   }
+  append_uncrossed_csv(out, set, launches::summarize_uncrossed(set));
   return out;
 }
 

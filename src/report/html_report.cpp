@@ -146,7 +146,9 @@ std::string launches_section(const bringup::BringUp& b) {
     each.dash = "1,12";
     for (std::size_t i = 0; i < c.each.size(); ++i) {
       const auto& l = c.each[i];
-      rows.push_back({std::to_string(i + 1), l.path, l.D ? count_text(*l.D) : "-", bounds_text(l.interval),
+      rows.push_back({std::to_string(i + 1), l.path,
+                      l.D ? count_text(*l.D) : (l.no_crossover.empty() ? "-" : "none (" + l.no_crossover + ")"),
+                      bounds_text(l.interval),
                       l.stability.empty() ? "-" : l.stability,
                       i < c.launch_states.size() ? c.launch_states[i] : std::string("-")});
       if (!l.D) continue;
@@ -173,7 +175,11 @@ std::string launches_section(const bringup::BringUp& b) {
       if (c.next_launch.high) chart.horizontal.push_back({"next launch, high end " + count_text(*c.next_launch.high), "#ff7f0e", *c.next_launch.high, "4,3"});
     }
     if (c.book) chart.horizontal.push_back({fmt::format("book {}*_book = {}", c.swept, count_text(*c.book)), kBookColor, *c.book, "6,3,2,3"});
-    body += svg::render(chart);
+    if (!each.x.empty()) body += svg::render(chart);
+    if (c.uncrossed > 0) {
+      for (const auto& line : combine_answer(c).lines)
+        if (line.rfind("no crossover in ", 0) == 0) body += "<p>" + escape(line) + "</p>\n";
+    }
     body += table({"launch", "record", c.swept + "*", "95% within the launch", "stability", "state"}, rows);
     // The states side by side: the prediction set.
     std::vector<std::vector<std::string>> states;

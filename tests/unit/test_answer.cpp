@@ -145,6 +145,40 @@ TEST(Answer, Combine) {
                 "next: launches differ more than rounds within one: more launches narrow it, longer ones do not"}));
 }
 
+// Launches that located no crossover: combine's record has no D* where
+// fewer than two located one, and its answer is what they located.
+TEST(Answer, CombineWithoutACrossover) {
+  const json none = {{"launches", 2},
+                     {"of", 2},
+                     {"kinds", {{{"kind", "below_range, overhead"}, {"launches", 2}}}},
+                     {"t_comm_s", {{"median", 533e-6}, {"min", 520e-6}, {"max", 546e-6}, {"launches", 2}}},
+                     {"floor_s", {{"median", 700e-6}, {"min", 699e-6}, {"max", 701e-6}, {"launches", 2}}},
+                     {"each", {{{"path", "a.json"}, {"stability", "stable"}, {"kind", "below_range"}, {"cause", "overhead"}},
+                               {{"path", "b.json"}, {"stability", "unstable"}, {"kind", "below_range"}, {"cause", "overhead"}}}}};
+  const json doc = {{"command", "combine"}, {"of", "sweep"},           {"settings", {{"swept", "D"}}},
+                    {"launches", json::array()}, {"D", nullptr},          {"without_crossover", none}};
+  EXPECT_EQ(lines_of(doc),
+            (std::vector<std::string>{
+                "# answer: combine: 2 launches of sweep",
+                "no crossover in 2 of 2 launches (below_range, overhead: 2): T_comm at S 533 us against the GEMM's "
+                "floor 700 us (medians over them)",
+                "trust: each launch: stable, unstable",
+                "next: these ranks' link is faster than the GEMM's floor in every such launch: no sharding along D is "
+                "communication-bound here"}));
+  // Beside a combined D*, the same line says they were left out; the states count the launches with D*.
+  json mixed = doc;
+  mixed["D"] = {{"median", 104.0}, {"ci", {92, 121}}, {"prediction_interval", {80, 140}}, {"between_share", 0.1}};
+  mixed["launches"] = {{{"path", "c.json"}, {"stability", "stable"}, {"D", {{"value", 100}, {"ci", {90, 110}}}}},
+                       {{"path", "d.json"}, {"stability", "stable"}, {"D", {{"value", 108}, {"ci", {95, 115}}}}}};
+  mixed["without_crossover"]["of"] = 4;
+  const auto lines = lines_of(mixed);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "# answer: combine: 4 launches of sweep");
+  EXPECT_EQ(lines[1], "D* = 104 [92, 121] (95%, across 2 launches)");
+  EXPECT_EQ(lines[2], "no crossover in 2 of 4 launches (below_range, overhead: 2): T_comm at S 533 us against the "
+                      "GEMM's floor 700 us (medians over them): left out of D*");
+}
+
 // A record from another version: fields missing and unknown ones added.
 // It still answers, and what it lacks is named.
 TEST(Answer, RecordWithMissingAndUnknownFields) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "launches/combination.h"
@@ -223,6 +224,48 @@ TEST(CombineRecords, RefusesWhatCannotBeCombined) {
   json ranks = sweep_record(100);
   ranks["ranks"] = 4;
   EXPECT_NE(usage({sweep_record(100), ranks}).find("ranks 4"), std::string::npos);
+}
+
+// A launch that located no crossover is not an error: it is kept apart
+// with what it located, and D* is combined from the others where two or
+// more have one.
+TEST(CombineRecords, LaunchesWithoutACrossoverAreKeptApart) {
+  const auto uncrossed = [](double t_comm, double floor) {
+    json d = sweep_record(100);
+    d["crossover"] = {{"kind", "below_range"},
+                      {"D_empirical", nullptr},
+                      {"no_crossover", {{"cause", "overhead"}, {"t_comm_s", t_comm}, {"floor_s", floor}}}};
+    return d;
+  };
+  const LaunchSet one = read_launches({"a", "b", "c"}, {uncrossed(5e-4, 7e-4), sweep_record(100), uncrossed(6e-4, 8e-4)});
+  ASSERT_EQ(one.sweeps.size(), 1u);
+  ASSERT_EQ(one.uncrossed.size(), 2u);
+  EXPECT_EQ(one.uncrossed[1].info.path, "c");
+  EXPECT_EQ(one.uncrossed[0].kind, "below_range");
+  EXPECT_EQ(one.uncrossed[0].cause, "overhead");
+  const UncrossedSummary u = summarize_uncrossed(one);
+  EXPECT_EQ(u.launches, 2);
+  EXPECT_EQ(u.of, 3);
+  ASSERT_EQ(u.kinds.size(), 1u);
+  EXPECT_EQ(u.kinds[0], (std::pair<std::string, int>{"below_range, overhead", 2}));
+  ASSERT_TRUE(u.t_comm_s && u.floor_s);
+  EXPECT_DOUBLE_EQ(u.t_comm_s->median, 5.5e-4);
+  EXPECT_DOUBLE_EQ(u.t_comm_s->min, 5e-4);
+  EXPECT_DOUBLE_EQ(u.floor_s->max, 8e-4);
+  EXPECT_THROW(combine_sweeps(one), std::logic_error);  // one D* cannot be combined
+
+  const LaunchSet most =
+      read_launches({"a", "b", "c", "d"}, {sweep_record(100), uncrossed(5e-4, 7e-4), sweep_record(110), sweep_record(90)});
+  ASSERT_EQ(most.sweeps.size(), 3u);
+  EXPECT_DOUBLE_EQ(combine_sweeps(most).d_star.median, 100);
+  EXPECT_EQ(summarize_uncrossed(most).of, 4);
+
+  // above_range has no floor: the kind alone.
+  json above = sweep_record(100);
+  above["crossover"] = {{"kind", "above_range"}, {"D_empirical", nullptr}};
+  const UncrossedSummary a = summarize_uncrossed(read_launches({"a", "b"}, {above, above}));
+  EXPECT_EQ(a.kinds[0], (std::pair<std::string, int>{"above_range", 2}));
+  EXPECT_FALSE(a.t_comm_s);
 }
 
 TEST(CombineRecords, CollRowsEveryLaunchMeasured) {
