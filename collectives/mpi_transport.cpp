@@ -102,7 +102,7 @@ RequestPtr MpiTransport::irecv(void* buf, std::size_t bytes, int peer, int tag) 
   });
 }
 
-WaitPolicy wait_policy_for(MPI_Comm comm) {
+NodeCpus node_cpus(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   SHARDROOF_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int node_ranks = 1;
@@ -116,7 +116,12 @@ WaitPolicy wait_policy_for(MPI_Comm comm) {
   MPI_Comm_free(&node);
   SHARDROOF_MPI_CHECK(rc_size);
   SHARDROOF_MPI_CHECK(rc_or);
-  const int outnumbered = node_ranks > CPU_COUNT(&all) ? 1 : 0;
+  return {CPU_COUNT(&all), node_ranks};
+}
+
+WaitPolicy wait_policy_for(MPI_Comm comm) {
+  const NodeCpus node = node_cpus(comm);
+  const int outnumbered = node.ranks > node.cpus ? 1 : 0;
   int any = 0;  // one answer for every rank: the algorithms' peers wait alike
   SHARDROOF_MPI_CHECK(MPI_Allreduce(&outnumbered, &any, 1, MPI_INT, MPI_MAX, comm));
   return any ? WaitPolicy::Yield : WaitPolicy::Spin;

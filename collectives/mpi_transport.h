@@ -39,6 +39,15 @@ class MpiTransport final : public Transport {
   int size_ = 1;
 };
 
+// This rank's node as `comm` places ranks on it: the CPUs its ranks may
+// use together (the union of their affinity masks) and how many of `comm`'s
+// ranks it runs. Collective on `comm` (a split into nodes).
+struct NodeCpus {
+  int cpus = 1;
+  int ranks = 1;
+};
+NodeCpus node_cpus(MPI_Comm comm);
+
 // Collective on `comm`: Yield when some node runs more of `comm`'s ranks
 // than the CPUs those ranks may use together (the union of their affinity
 // masks: a launcher that binds each rank to one core still leaves the node

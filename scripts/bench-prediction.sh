@@ -144,7 +144,15 @@ if (( calibrate > 0 )); then
   coll_prediction="$OUT/prediction-coll.json"
 fi
 # Each launch places itself in the prediction's states by its own levels.
-[[ -z "$history" && -n "$prediction" ]] && history_flags=(--history "$prediction")
+# A prediction with no D* (its launches located no crossover: combine's
+# "D": null) has nothing for a launch to expect; the launches run without it.
+if [[ -z "$history" && -n "$prediction" ]]; then
+  if /usr/bin/python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("D") else 1)' "$prediction"; then
+    history_flags=(--history "$prediction")
+  else
+    echo "bench-prediction: $prediction has no D* (its launches located no crossover): the launches run without --history" >&2
+  fi
+fi
 
 echo "bench-prediction: $launches launches of \`mpirun -np $NP shardroof sweep $*\` and \`coll --impl ring -b $min_size -e $max_size\`, one of each every $spacing s, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n); records in $OUT" >&2
 failed=0
@@ -301,7 +309,11 @@ print(f"book D* within 25% of the measured D*: {within} of {sum(1 for d in Ds if
       f"(target at least 8 of 10)")
 
 pred = read(prediction) if prediction else None
-if pred and pred.get("of") == "sweep":
+if pred and pred.get("of") == "sweep" and not pred.get("D"):
+    none = pred.get("without_crossover") or {}
+    print(f"\nprediction ({prediction}): no D* combined: {none.get('launches', '?')} of {none.get('of', '?')} "
+          f"launches located no crossover; the launches are not judged against it")
+elif pred and pred.get("of") == "sweep":
     lo, hi = pred["D"]["prediction_interval"]
     hits, n, useless = judged(Ds, lo, hi)
     print(f"\nprediction ({prediction}: {pred['D']['launches']} launches combined, D* {pred['D']['median']:.1f}): "

@@ -422,20 +422,23 @@ PrefetchAnalysis analyze_prefetch(const PointRecord& p) {
   return a;
 }
 
+std::optional<double> hidden_share(const PointRecord& p, double t_overlap) {
+  const double step = p.t_step.median;
+  const double hideable = step - std::max(p.t_math.median, p.t_comm.median);
+  if (!(hideable >= kMinHideableFraction * step) || step <= 0) return std::nullopt;
+  return (step - t_overlap) / hideable;
+}
+
 OverlapEfficiency overlap_efficiency(const PointRecord& p) {
   OverlapEfficiency e;
   if (!p.t_overlap) {
     e.undefined = "no overlapped step";
     return e;
   }
-  const double step = p.t_step.median;
-  const double hideable = step - std::max(p.t_math.median, p.t_comm.median);
-  if (!(hideable >= kMinHideableFraction * step) || step <= 0) {
+  e.value = hidden_share(p, p.t_overlap->median);
+  if (!e.value)
     e.undefined = fmt::format("T_step - max(T_math, T_comm) is below {:g}% of T_step: nothing measurable to hide",
                               100 * kMinHideableFraction);
-    return e;
-  }
-  e.value = (step - p.t_overlap->median) / hideable;
   return e;
 }
 

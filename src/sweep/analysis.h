@@ -288,6 +288,11 @@ model::GemmFloor measured_floor(const model::Shape& shape, const RunCeilings& ce
 PointDerived derive_point(const SweepPlan& plan, const model::Shape& shape, const model::Ceilings& roofs,
                           const PointRecord& p, const model::GemmFloor& floor = {}, double t_comm_model = 0);
 OverlapEfficiency overlap_efficiency(const PointRecord& p);
+// The share of the hideable time a step that took `t_overlap` hid:
+// (T_step - t_overlap) / (T_step - max(T_math, T_comm)), medians of `p`;
+// none where the hideable time is below kMinHideableFraction of T_step.
+// The measured hidden share of every chunk count and its prediction use it.
+std::optional<double> hidden_share(const PointRecord& p, double t_overlap);
 std::optional<EfficiencySpread> overlap_efficiency_spread(const std::vector<PointRecord>& points);
 
 }  // namespace shardroof::sweep

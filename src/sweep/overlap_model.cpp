@@ -131,12 +131,8 @@ OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::opt
     checked.interference = *a.measured_interference;
     a.t_predicted_measured = model::predict_pipeline(checked).t_predicted;
   }
-  const double step = p.t_step.median;
-  const double hideable = step - std::max(p.t_math.median, p.t_comm.median);
-  if (step > 0 && hideable >= kMinHideableFraction * step) {
-    a.hidden = (step - run.t_overlap.median) / hideable;
-    a.hidden_predicted = (step - a.model.t_predicted) / hideable;
-  }
+  a.hidden = hidden_share(p, run.t_overlap.median);
+  a.hidden_predicted = hidden_share(p, a.model.t_predicted);
   // Which side bounds the pipeline (the chunks' collectives timed alone,
   // or their shares of T_comm with the latency paid again, against the
   // GEMMs alone), and what keeps the prediction furthest from the ideal.

@@ -13,7 +13,6 @@
 // predicts come from the same rounds.
 #include <fmt/format.h>
 
-#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,7 +29,6 @@
 #include "timing/cpu_usage.h"
 #include "timing/stats.h"
 #include "util/error.h"
-#include "util/node.h"
 
 namespace shardroof::sweep {
 namespace {
@@ -66,27 +64,18 @@ struct SlotRing {
   std::size_t filled() const { return std::min(calls, rows.size()); }
 };
 
-// The CPUs of this rank's node (its ranks' affinity masks together) and the
-// ranks on it, for the node whose ranks have the fewest CPUs each. Collective
-// on `comm`.
-struct OverlapNodeCpus {
-  int cpus = 1;
-  int ranks = 1;
-};
+// The CPUs of a node (its ranks' affinity masks together) and the ranks on
+// it, for the node whose ranks have the fewest CPUs each. Collective on
+// `comm`.
+using OverlapNodeCpus = coll::NodeCpus;
 OverlapNodeCpus overlap_node_cpus(MPI_Comm comm) {
-  const NodeComm node(comm);
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);  // unknown: count one CPU
-  cpu_set_t all;
-  CPU_ZERO(&all);
-  SHARDROOF_MPI_CHECK(MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node.get()));
+  const coll::NodeCpus node = coll::node_cpus(comm);
   int size = 1;
   SHARDROOF_MPI_CHECK(MPI_Comm_size(comm, &size));
-  const int here[2] = {CPU_COUNT(&all), node.size()};
+  const int here[2] = {node.cpus, node.ranks};
   std::vector<int> every(2 * static_cast<std::size_t>(size));
   SHARDROOF_MPI_CHECK(MPI_Allgather(here, 2, MPI_INT, every.data(), 2, MPI_INT, comm));
-  OverlapNodeCpus out{here[0], here[1]};
+  OverlapNodeCpus out = node;
   for (std::size_t i = 0; i < every.size(); i += 2)
     if (static_cast<double>(every[i]) / every[i + 1] < static_cast<double>(out.cpus) / out.ranks)
       out = {every[i], every[i + 1]};
