@@ -8,7 +8,7 @@ namespace shardroof::launches {
 
 namespace {
 
-std::optional<UncrossedSummary::Spread> spread_of(std::vector<double> v) {
+std::optional<UncrossedSummary::Spread> uncrossed_spread(std::vector<double> v) {
   if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
   UncrossedSummary::Spread s;
@@ -37,8 +37,8 @@ UncrossedSummary summarize_uncrossed(const LaunchSet& set) {
     if (l.t_comm_s) t_comm.push_back(*l.t_comm_s);
     if (l.floor_s) floor.push_back(*l.floor_s);
   }
-  out.t_comm_s = spread_of(std::move(t_comm));
-  out.floor_s = spread_of(std::move(floor));
+  out.t_comm_s = uncrossed_spread(std::move(t_comm));
+  out.floor_s = uncrossed_spread(std::move(floor));
   return out;
 }
 

@@ -112,18 +112,18 @@ std::string variance_text(const Combined& c) {
                      pct(c.between_sd), 100 * c.within_share, pct(c.within_sd));
 }
 
-json spread_json(const std::optional<launches::UncrossedSummary::Spread>& s) {
+json uncrossed_spread_json(const std::optional<launches::UncrossedSummary::Spread>& s) {
   if (!s) return json();
   return {{"median", s->median}, {"min", s->min}, {"max", s->max}, {"launches", s->launches}};
 }
 
-std::string spread_text(const std::optional<launches::UncrossedSummary::Spread>& s) {
+std::string uncrossed_spread_text(const std::optional<launches::UncrossedSummary::Spread>& s) {
   if (!s) return "-";
   if (s->launches == 1) return time_text(s->median);
   return fmt::format("{} [{}, {}]", time_text(s->median), time_text(s->min), time_text(s->max));
 }
 
-std::string kinds_text(const launches::UncrossedSummary& u) {
+std::string uncrossed_kinds_text(const launches::UncrossedSummary& u) {
   std::string out;
   for (const auto& [kind, n] : u.kinds) out += (out.empty() ? "" : "; ") + fmt::format("{}: {}", kind, n);
   return out;
@@ -356,7 +356,7 @@ void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const la
   }
   out << fmt::format("no crossover: {} of {} launches ({}); T_comm at S {}, the GEMM's floor {} (median [min, max] "
                      "over them)\n",
-                     u.launches, u.of, kinds_text(u), spread_text(u.t_comm_s), spread_text(u.floor_s));
+                     u.launches, u.of, uncrossed_kinds_text(u), uncrossed_spread_text(u.t_comm_s), uncrossed_spread_text(u.floor_s));
 }
 
 json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
@@ -375,8 +375,8 @@ json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSum
   return {{"launches", u.launches},
           {"of", u.of},
           {"kinds", kinds},
-          {"t_comm_s", spread_json(u.t_comm_s)},
-          {"floor_s", spread_json(u.floor_s)},
+          {"t_comm_s", uncrossed_spread_json(u.t_comm_s)},
+          {"floor_s", uncrossed_spread_json(u.floor_s)},
           {"each", each},
           {"aggregation", "median, min and max over the launches without a crossover that record the value"}};
 }
