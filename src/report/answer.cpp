@@ -358,7 +358,7 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
     std::string states;
     for (const auto& l : c.each) states += (states.empty() ? "" : ", ") + (l.stability.empty() ? "-" : l.stability);
     a.lines.push_back("trust: each launch: " + states);
-    if (c.uncrossed_t_comm_s && c.uncrossed_floor_s && *c.uncrossed_t_comm_s < *c.uncrossed_floor_s)
+    if (c.uncrossed_below_floor)
       a.lines.push_back("next: these ranks' link is faster than the GEMM's floor in every such launch: no sharding "
                         "along D is communication-bound here");
     else

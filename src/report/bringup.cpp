@@ -403,8 +403,12 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
       cl.stability = f.text(l, "stability", false);
       c.each.push_back(cl);
     }
+  c.uncrossed_below_floor = none.is_object() && f.at(none, "each", false).is_array() && c.uncrossed > 0;
   if (none.is_object())
     for (const auto& l : f.at(none, "each", false)) {
+      const auto t_comm = f.number(l, "t_comm_s", false), floor = f.number(l, "floor_s", false);
+      if (f.text(l, "kind", false) != "below_range" || !t_comm || !floor || !(*t_comm < *floor))
+        c.uncrossed_below_floor = false;
       CombineLaunch cl;
       cl.path = f.text(l, "path", false);
       cl.stability = f.text(l, "stability", false);

@@ -192,6 +192,7 @@ struct CombineView {
   int uncrossed = 0;
   std::string uncrossed_kinds;  // "below_range, overhead: 3"
   std::optional<double> uncrossed_t_comm_s, uncrossed_floor_s;  // medians over them
+  bool uncrossed_below_floor = false;  // every one of them below_range with T_comm at S under its floor
 };
 
 // Every record of a bring-up, in the order read.

@@ -153,8 +153,10 @@ TEST(Answer, CombineWithoutACrossover) {
                      {"kinds", {{{"kind", "below_range, overhead"}, {"launches", 2}}}},
                      {"t_comm_s", {{"median", 533e-6}, {"min", 520e-6}, {"max", 546e-6}, {"launches", 2}}},
                      {"floor_s", {{"median", 700e-6}, {"min", 699e-6}, {"max", 701e-6}, {"launches", 2}}},
-                     {"each", {{{"path", "a.json"}, {"stability", "stable"}, {"kind", "below_range"}, {"cause", "overhead"}},
-                               {{"path", "b.json"}, {"stability", "unstable"}, {"kind", "below_range"}, {"cause", "overhead"}}}}};
+                     {"each", {{{"path", "a.json"}, {"stability", "stable"}, {"kind", "below_range"}, {"cause", "overhead"},
+                                {"t_comm_s", 520e-6}, {"floor_s", 699e-6}},
+                               {{"path", "b.json"}, {"stability", "unstable"}, {"kind", "below_range"}, {"cause", "overhead"},
+                                {"t_comm_s", 546e-6}, {"floor_s", 701e-6}}}}};
   const json doc = {{"command", "combine"}, {"of", "sweep"},           {"settings", {{"swept", "D"}}},
                     {"launches", json::array()}, {"D", nullptr},          {"without_crossover", none}};
   EXPECT_EQ(lines_of(doc),
@@ -165,6 +167,11 @@ TEST(Answer, CombineWithoutACrossover) {
                 "trust: each launch: stable, unstable",
                 "next: these ranks' link is faster than the GEMM's floor in every such launch: no sharding along D is "
                 "communication-bound here"}));
+  // One of them above the range (no floor): "every such launch" would not hold.
+  json above = doc;
+  above["without_crossover"]["each"][1]["kind"] = "above_range";
+  EXPECT_EQ(lines_of(above).back(),
+            "next: each launch's own answer says why it located none (its -v table); sweep a wider range");
   // Beside a combined D*, the same line says they were left out; the states count the launches with D*.
   json mixed = doc;
   mixed["D"] = {{"median", 104.0}, {"ci", {92, 121}}, {"prediction_interval", {80, 140}}, {"between_share", 0.1}};
