@@ -28,7 +28,7 @@ UncrossedSummary summarize_uncrossed(const LaunchSet& set) {
   out.of = static_cast<int>(set.uncrossed.size() + set.sweeps.size());
   std::vector<double> t_comm, floor;
   for (const auto& l : set.uncrossed) {
-    const std::string kind = l.cause.empty() ? l.kind : l.kind + ", " + l.cause;
+    const std::string kind = l.kind_text();
     auto it = std::find_if(out.kinds.begin(), out.kinds.end(), [&](const auto& k) { return k.first == kind; });
     if (it == out.kinds.end())
       out.kinds.emplace_back(kind, 1);
@@ -60,6 +60,7 @@ SweepCombination combine_sweeps(const LaunchSet& set, double level) {
   std::vector<LaunchReadings> readings;
   for (const auto& l : set.sweeps) readings.push_back(l.readings);
   out.states = find_states(readings, {set.material_ratio, stability::ChangePointOptions{}.significance, level});
+  out.uncrossed = summarize_uncrossed(set);
   return out;
 }
 

@@ -14,30 +14,6 @@
 
 namespace shardroof::launches {
 
-struct SweepCombination {
-  Combined d_star;
-  // The book's D* across launches, where every launch has one; its interval
-  // (the hierarchical bootstrap of the book's own replicates) judged
-  // against the measured combined D*.
-  std::optional<Combined> book;
-  bool book_holds_measured = false;
-  // The states the launches' own levels show (launches/states.h), each
-  // with its D*, book D* and prediction: the prediction set.
-  StateSplit states;
-};
-
-struct CollCombination {
-  struct Row {
-    CollRowKey key;
-    Combined time_s;
-    double busbw_factor = 0;  // busbw = factor * bytes / time
-    int launches_with_row = 0;
-    StateSplit states;  // by the row's time (launches/states.h)
-  };
-  std::vector<Row> rows;           // rows every launch measured, in key order
-  std::vector<CollRowKey> partial;  // rows some launch lacks (not combined)
-};
-
 // The sweep launches that located no crossover (LaunchSet::uncrossed),
 // summed up: their kinds and the levels they were set against, which
 // carry the answer ("T_comm stays below the GEMM's floor") across them.
@@ -52,6 +28,31 @@ struct UncrossedSummary {
   std::optional<Spread> t_comm_s, floor_s;
 };
 UncrossedSummary summarize_uncrossed(const LaunchSet& set);
+
+struct SweepCombination {
+  Combined d_star;
+  // The book's D* across launches, where every launch has one; its interval
+  // (the hierarchical bootstrap of the book's own replicates) judged
+  // against the measured combined D*.
+  std::optional<Combined> book;
+  bool book_holds_measured = false;
+  // The states the launches' own levels show (launches/states.h), each
+  // with its D*, book D* and prediction: the prediction set.
+  StateSplit states;
+  UncrossedSummary uncrossed;  // the launches without a crossover, left out of the above
+};
+
+struct CollCombination {
+  struct Row {
+    CollRowKey key;
+    Combined time_s;
+    double busbw_factor = 0;  // busbw = factor * bytes / time
+    int launches_with_row = 0;
+    StateSplit states;  // by the row's time (launches/states.h)
+  };
+  std::vector<Row> rows;           // rows every launch measured, in key order
+  std::vector<CollRowKey> partial;  // rows some launch lacks (not combined)
+};
 
 // The sweep launches with a crossover combined: at least two of them
 // (LaunchSet::sweeps), else std::logic_error.

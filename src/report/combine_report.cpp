@@ -138,11 +138,11 @@ json sweep_launch_json(const launches::SweepLaunch& l) {
 }
 
 // Launches without a crossover: their levels, the kind in the quantity's place.
-void append_uncrossed_csv(std::string& out, const launches::LaunchSet& set, const launches::UncrossedSummary&) {
+void append_uncrossed_csv(std::string& out, const launches::LaunchSet& set) {
   for (std::size_t i = 0; i < set.uncrossed.size(); ++i) {
     const auto& l = set.uncrossed[i];
     const std::string launch = std::to_string(set.sweeps.size() + i + 1);
-    const std::string kind = l.cause.empty() ? l.kind : l.kind + " " + l.cause;
+    const std::string kind = l.kind_text(" ");  // no comma inside a CSV field
     if (l.t_comm_s) out += fmt::format("no_crossover,{},{},t_comm_s,{:.6g},,\n", launch, l.info.path, *l.t_comm_s);
     if (l.floor_s) out += fmt::format("no_crossover,{},{},floor_s,{:.6g},,\n", launch, l.info.path, *l.floor_s);
     if (!l.t_comm_s && !l.floor_s) out += fmt::format("no_crossover,{},{},{},,,\n", launch, l.info.path, kind);
@@ -281,7 +281,7 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
   else
     out << "book: not every launch has a book D*: not combined\n";
   print_states(out, c.states, "D*", 1, "");
-  print_uncrossed(out, set, launches::summarize_uncrossed(set));
+  print_uncrossed(out, set, c.uncrossed);
 }
 
 void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c) {
@@ -336,7 +336,7 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
   out["book_holds_measured"] = c.book ? json(c.book_holds_measured) : json();
   out["states"] = states_json(c.states);
   out["prediction_set"] = prediction_set_json(c.states);
-  out["without_crossover"] = uncrossed_json(set, launches::summarize_uncrossed(set));
+  out["without_crossover"] = uncrossed_json(set, c.uncrossed);
   return out;
 }
 
@@ -350,7 +350,7 @@ void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const la
   for (std::size_t i = 0; i < set.uncrossed.size(); ++i) {
     const auto& l = set.uncrossed[i];
     out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {}\n", set.sweeps.size() + i + 1, l.info.date,
-                       l.info.load_average, l.cause.empty() ? l.kind : l.kind + ", " + l.cause,
+                       l.info.load_average, l.kind_text(),
                        l.t_comm_s ? time_text(*l.t_comm_s) : "-", l.floor_s ? time_text(*l.floor_s) : "-",
                        l.info.path);
   }
@@ -414,7 +414,7 @@ std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches:
     out += fmt::format("launch,{},{},D,{:.6g},{:.6g},{}\n", i + 1, l.info.path, l.d_star.value, l.d_star.low,
                        std::isinf(l.d_star.high) ? std::string("inf") : fmt::format("{:.6g}", l.d_star.high));
   }
-  append_uncrossed_csv(out, set, u);
+  append_uncrossed_csv(out, set);
   return out;
 }
 
@@ -468,7 +468,7 @@ std::string sweep_combination_csv(const launches::LaunchSet& set, const launches
     row("state_prediction", name, "", "D", st.value.median, st.predict_low, st.predict_high);
     if (st.book) row("state", name, "", "D_book", st.book->median, st.book->low, st.book->high);
   }
-  append_uncrossed_csv(out, set, launches::summarize_uncrossed(set));
+  append_uncrossed_csv(out, set);
   return out;
 }
 
