@@ -145,12 +145,14 @@ if (( calibrate > 0 )); then
 fi
 # Each launch places itself in the prediction's states by its own levels.
 # A prediction with no D* (its launches located no crossover: combine's
-# "D": null) has nothing for a launch to expect; the launches run without it.
+# "D": null) still has states, which predict no crossover; one made
+# before states has nothing for a launch to expect: the launches run
+# without it.
 if [[ -z "$history" && -n "$prediction" ]]; then
-  if /usr/bin/python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("D") else 1)' "$prediction"; then
+  if /usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if j.get("D") or j.get("states") else 1)' "$prediction"; then
     history_flags=(--history "$prediction")
   else
-    echo "bench-prediction: $prediction has no D* (its launches located no crossover): the launches run without --history" >&2
+    echo "bench-prediction: $prediction has neither D* nor states: the launches run without --history" >&2
   fi
 fi
 
@@ -311,8 +313,10 @@ print(f"book D* within 25% of the measured D*: {within} of {sum(1 for d in Ds if
 pred = read(prediction) if prediction else None
 if pred and pred.get("of") == "sweep" and not pred.get("D"):
     none = pred.get("without_crossover") or {}
+    located = sum(1 for d in Ds if d is not None and d > 0)
     print(f"\nprediction ({prediction}): no D* combined: {none.get('launches', '?')} of {none.get('of', '?')} "
-          f"launches located no crossover; the launches are not judged against it")
+          f"launches located no crossover; of the {sum(1 for d in Ds if d is not None)} judged launches {located} "
+          f"located one (each judged in its state below)")
 elif pred and pred.get("of") == "sweep":
     lo, hi = pred["D"]["prediction_interval"]
     hits, n, useless = judged(Ds, lo, hi)
@@ -325,6 +329,7 @@ elif pred and pred.get("of") == "sweep":
 identified = judged_launches = 0
 judged_by = None
 by_state = {}  # state -> [(D, expected low, expected high)]
+none_states = {}  # a state that predicts no crossover -> [whether the launch located none]
 for k in range(1, launches + 1):
     doc, *_ = load("sweep", k)
     hs = ((doc or {}).get("crossover") or {}).get("history_state")
@@ -337,7 +342,10 @@ for k in range(1, launches + 1):
     if main is None or main.get("state") is None:
         continue
     identified += 1
-    by_state.setdefault(main["state"], []).append((main.get("D"), *main["expected"]))
+    if main.get("no_crossover_expected"):
+        none_states.setdefault(main["state"], []).append(bool(main.get("inside")))
+    else:
+        by_state.setdefault(main["state"], []).append((main.get("D"), *main["expected"]))
 
 
 def judged_in_states(by_state):
@@ -352,9 +360,20 @@ def judged_in_states(by_state):
 
 
 if judged_launches:
+    in_none = sum(sum(v) for v in none_states.values())
+    n_none = sum(len(v) for v in none_states.values())
+    n_d = identified - n_none
     print(f"judged in its state ({judged_by}): a state identified for {identified} of {judged_launches} launches by "
-          f"their own levels; D* inside its state's interval in {judged_in_states(by_state)} of {identified} (a "
-          f"state's interval wider than 2x that holds all its launches counts as a miss)")
+          f"their own levels; landed where its state said in {judged_in_states(by_state) + in_none} of {identified}: "
+          f"D* inside its state's interval in {judged_in_states(by_state)} of {n_d} (a state's interval wider than 2x "
+          f"that holds all its launches counts as a miss), no crossover where its state predicts none in {in_none} "
+          f"of {n_none}")
+    for name, placed in sorted(by_state.items()):
+        lo, hi = placed[0][1], placed[0][2]
+        print(f"  state {name}: {len(placed)} launches, D* expected within [{f(lo)}, {f(hi)}]"
+              f"{'' if lo is None or not hi or lo <= 0 else f' ({hi / lo:.2f}x wide)'}")
+    for name, placed in sorted(none_states.items()):
+        print(f"  state {name}: {len(placed)} launches, no crossover expected; {sum(placed)} located none")
 if history:
     pairs = hits = 0
     for k in range(1, launches):

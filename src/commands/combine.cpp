@@ -51,9 +51,10 @@ class CombineCommand final : public Command {
       // Fewer than two launches located a crossover: no D* to combine, and
       // what the others located instead is the answer.
       const auto u = launches::summarize_uncrossed(set);
-      print_sweep_uncombined(ctx.detail, set, u);
-      doc = sweep_uncombined_json(set, u);
-      csv = sweep_uncombined_csv(set, u);
+      const auto states = launches::sweep_states(set);
+      print_sweep_uncombined(ctx.detail, set, u, states);
+      doc = sweep_uncombined_json(set, u, states);
+      csv = sweep_uncombined_csv(set, states);
     } else if (set.command == "sweep") {
       const auto c = launches::combine_sweeps(set);
       print_sweep_combination(ctx.detail, set, c);

@@ -57,11 +57,16 @@ SweepCombination combine_sweeps(const LaunchSet& set, double level) {
     out.book = combine(book, level);
     out.book_holds_measured = out.book->low <= out.d_star.median && out.d_star.median <= out.book->high;
   }
-  std::vector<LaunchReadings> readings;
-  for (const auto& l : set.sweeps) readings.push_back(l.readings);
-  out.states = find_states(readings, {set.material_ratio, stability::ChangePointOptions{}.significance, level});
+  out.states = sweep_states(set, level);
   out.uncrossed = summarize_uncrossed(set);
   return out;
+}
+
+StateSplit sweep_states(const LaunchSet& set, double level) {
+  std::vector<LaunchReadings> readings;
+  for (const auto& l : set.sweeps) readings.push_back(l.readings);
+  for (const auto& l : set.uncrossed) readings.push_back(l.readings);
+  return find_states(readings, {set.material_ratio, stability::ChangePointOptions{}.significance, level});
 }
 
 CollCombination combine_colls(const LaunchSet& set, double level) {

@@ -37,10 +37,17 @@ struct SweepCombination {
   std::optional<Combined> book;
   bool book_holds_measured = false;
   // The states the launches' own levels show (launches/states.h), each
-  // with its D*, book D* and prediction: the prediction set.
+  // with its D*, book D* and prediction: the prediction set. Over every
+  // launch (sweep_states): a state whose launches located no crossover
+  // predicts none.
   StateSplit states;
-  UncrossedSummary uncrossed;  // the launches without a crossover, left out of the above
+  UncrossedSummary uncrossed;  // the launches without a crossover, left out of d_star and book
 };
+
+// The states of every sweep launch, those with a crossover and those
+// without one: launch i < sweeps.size() is sweeps[i], the rest
+// uncrossed[i - sweeps.size()] (the order the tables number them in).
+StateSplit sweep_states(const LaunchSet& set, double level = 0.95);
 
 struct CollCombination {
   struct Row {

@@ -119,6 +119,13 @@ LaunchReadings sweep_readings(const json& doc) {
   const double comm_noise = t_comm.is_object() && t_comm.contains("noise_sd_log") ? noise_of(t_comm)
                                                                                   : number(cr, "t_comm_spread_log");
   const double d = number(cr, "D_empirical");
+  // A launch that located no crossover: its kind (and cause) instead of D*.
+  std::string no_crossover;
+  if (!(d > 0) && cr.value("kind", json()).is_string() && cr["kind"] != "bracketed") {
+    no_crossover = cr["kind"].get<std::string>();
+    const json nc = cr.value("no_crossover", json());
+    if (nc.is_object() && !nc.value("cause", std::string()).empty()) no_crossover += ", " + nc["cause"].get<std::string>();
+  }
   LaunchEstimate value = point_estimate(d);
   if (d > 0) {
     std::tie(value.low, value.high) = interval_of(cr.value("D_empirical_ci", json()), d);
@@ -137,7 +144,7 @@ LaunchReadings sweep_readings(const json& doc) {
     for (const json& x : stab.value("crossover_per_state", json::array())) {
       if (x.value("quantity", std::string()) != "t_comm") continue;
       const double level = number(x, "level_s"), part_d = number(x, "D");
-      if (!(part_d > 0) || !(level > 0)) {
+      if ((!(part_d > 0) && no_crossover.empty()) || !(level > 0)) {
         out.parts.clear();
         out.mixed = fmt::format("T_comm changed {:.1f}x inside it and its state at {} has no crossing",
                                 number(t_comm, "max_ratio", 1), fmt::format("{:.4g} ms", level * 1e3));
@@ -148,6 +155,7 @@ LaunchReadings sweep_readings(const json& doc) {
       o.levels = shared;
       o.levels.push_back({LevelQuantity::CollectiveAtS, level, comm_noise});
       o.value = point_estimate(part_d);
+      if (!(part_d > 0)) o.no_crossover = no_crossover;  // the launch located none, nor did this state
       if (number(x, "book_D") > 0) o.book = point_estimate(number(x, "book_D"));
       out.parts.push_back(std::move(o));
     }
@@ -166,6 +174,7 @@ LaunchReadings sweep_readings(const json& doc) {
   if (comm > 0) whole.levels.push_back({LevelQuantity::CollectiveAtS, comm, comm_noise});
   whole.value = value;
   whole.book = book;
+  whole.no_crossover = no_crossover;
   out.parts.push_back(std::move(whole));
   return out;
 }
@@ -193,6 +202,7 @@ UncrossedLaunch read_uncrossed(const std::string& path, const json& doc) {
     if (number(nc, "t_comm_s") > 0) l.t_comm_s = number(nc, "t_comm_s");
     if (number(nc, "floor_s") > 0) l.floor_s = number(nc, "floor_s");
   }
+  l.readings = sweep_readings(doc);
   return l;
 }
 
@@ -337,12 +347,17 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
   } catch (const json::parse_error& e) {
     throw_usage("--history {}: not JSON ({})", path, e.what());
   }
-  if (doc.is_object() && doc.value("command", std::string()) == "combine" && doc.value("D", json(0)).is_null() &&
-      doc.value("without_crossover", json()).is_object())
-    throw_usage("--history {}: {} of its {} launches located no crossover: there is no D* to expect", path,
-                doc["without_crossover"].value("launches", 0), doc["without_crossover"].value("of", 0));
+  // Fewer than two of its launches located a crossover: no D* was
+  // combined, and the states (what each launch's levels showed, and that
+  // they located none) are what it can tell a new launch.
+  const bool without_d = doc.is_object() && doc.value("command", std::string()) == "combine" &&
+                         doc.value("D", json(0)).is_null() && doc.value("without_crossover", json()).is_object();
+  if (without_d && !doc.value("states", json()).is_object())
+    throw_usage("--history {}: {} of its {} launches located no crossover and the record has no states: there is "
+                "nothing to expect",
+                path, doc["without_crossover"].value("launches", 0), doc["without_crossover"].value("of", 0));
   if (!doc.is_object() || doc.value("command", std::string()) != "combine" || doc.value("of", std::string()) != "sweep" ||
-      !doc.contains("D") || !doc["D"].is_object())
+      !doc.contains("D") || !(doc["D"].is_object() || without_d))
     throw_usage("--history {}: not a `shardroof combine` record of sweep launches", path);
   const json mine = {{"ranks", ranks}, {"settings", settings}};
   const json theirs = {{"ranks", doc.value("ranks", 0)}, {"settings", doc.value("settings", json::object())}};
@@ -353,10 +368,12 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
   }
   LaunchHistory h;
   h.path = path;
-  h.launches = doc["D"].value("launches", 0);
-  h.between_sd_log = doc["D"].value("between_sd_log", 0.0);
-  h.within_sd_log = doc["D"].value("within_sd_log", 0.0);
-  h.median = doc["D"].value("median", 0.0);
+  if (!without_d) {
+    h.launches = doc["D"].value("launches", 0);
+    h.between_sd_log = doc["D"].value("between_sd_log", 0.0);
+    h.within_sd_log = doc["D"].value("within_sd_log", 0.0);
+    h.median = doc["D"].value("median", 0.0);
+  }
   // The states, where the record has them (a record made before states
   // has none: the launch-to-launch spread alone is used).
   const json states = doc.value("states", json());
@@ -372,8 +389,9 @@ LaunchHistory read_history(const std::string& path, const json& settings, int ra
       KnownState k;
       k.name = st.value("name", std::string("?"));
       k.launches_seen = st.value("launches_seen", 0);
-      k.launches = h.launches;
+      k.launches = states.value("of_launches", h.launches);
       k.tentative = st.value("tentative", false);
+      if (st.value("predicts_no_crossover", false)) k.no_crossover = st.value("no_crossover", std::string("no crossover"));
       for (const json& l : st.value("levels", json::array())) {
         const auto q = parse_level_quantity(l.value("quantity", std::string()));
         if (!q) throw_usage("--history {}: state {}: unknown level '{}'", path, k.name, l.value("quantity", std::string()));

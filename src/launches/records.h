@@ -50,6 +50,7 @@ struct UncrossedLaunch {
   std::string cause;                 // crossover.no_crossover.cause ("overhead", ...), "" without one
   std::optional<double> t_comm_s;    // crossover.no_crossover: T_comm at S and the GEMM's floor it was set
   std::optional<double> floor_s;     // against, where the record has them
+  LaunchReadings readings;           // its levels (launches/states.h), each part marked no_crossover
   // "below_range, overhead": the kind, and its cause where there is one.
   std::string kind_text(const std::string& separator = ", ") const {
     return cause.empty() ? kind : kind + separator + cause;

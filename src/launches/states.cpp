@@ -151,6 +151,22 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
       weight += o.share;
     }
     std::sort(s.launches.begin(), s.launches.end());
+    for (const std::size_t i : m) {
+      const std::string& kind = out.observations[i].no_crossover;
+      if (kind.empty()) {
+        ++s.crossed;
+        s.crossed_share += out.observations[i].share;
+        continue;
+      }
+      ++s.uncrossed;
+      s.uncrossed_share += out.observations[i].share;
+      auto it = std::find_if(s.no_crossover_kinds.begin(), s.no_crossover_kinds.end(),
+                             [&](const auto& k) { return k.first == kind; });
+      if (it == s.no_crossover_kinds.end())
+        s.no_crossover_kinds.emplace_back(kind, 1);
+      else
+        ++it->second;
+    }
     s.share = out.launches > 0 ? weight / out.launches : 0;
     s.tentative = s.launches.size() < 2;
     for (const LevelQuantity q : kQuantities) {
@@ -172,10 +188,11 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
     }
     std::vector<LaunchEstimate> est, books;
     for (const std::size_t i : m) {
+      if (!out.observations[i].no_crossover.empty()) continue;
       est.push_back(out.observations[i].value);
       if (out.observations[i].book) books.push_back(*out.observations[i].book);
     }
-    s.value = combine(est, options.level);
+    if (!est.empty()) s.value = combine(est, options.level);
     if (!books.empty() && books.size() == est.size()) s.book = combine(books, options.level);
     out.states.push_back(std::move(s));
   }
@@ -184,16 +201,24 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
     return a.value.median < b.value.median;
   });
 
-  // 4. Predictions: a state's own launches where it has two or more; else
-  // the spread within the other states (pooled over their launches), the
-  // launch effect being the machine's, not the state's; else its one
-  // launch's own interval.
+  // 4. Predictions: a state's own launches where two or more have a value;
+  // else the spread within the other states (pooled over their launches),
+  // the launch effect being the machine's, not the state's; else its one
+  // launch's own interval. A state none of whose launches located a
+  // crossover predicts none.
+  const auto valued = [&](const LaunchState& s) {
+    std::vector<std::size_t> v;
+    for (const std::size_t i : s.observations)
+      if (out.observations[i].no_crossover.empty()) v.push_back(i);
+    return v;
+  };
   double pooled = 0;
   int df = 0;
   for (const auto& s : out.states) {
-    if (s.observations.size() < 2) continue;
+    const std::vector<std::size_t> with = valued(s);
+    if (with.size() < 2 || s.predicts_no_crossover()) continue;
     std::vector<double> logs;
-    for (const std::size_t i : s.observations) logs.push_back(std::log(out.observations[i].value.value));
+    for (const std::size_t i : with) logs.push_back(std::log(out.observations[i].value.value));
     double mean = 0;
     for (const double v : logs) mean += v / static_cast<double>(logs.size());
     for (const double v : logs) pooled += (v - mean) * (v - mean);
@@ -202,12 +227,15 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
   for (std::size_t k = 0; k < out.states.size(); ++k) {
     LaunchState& s = out.states[k];
     s.name = state_name(k);
-    if (s.observations.size() >= 2) {
+    const std::vector<std::size_t> with = valued(s);
+    if (s.predicts_no_crossover()) {
+      s.prediction_from = with.empty() ? "no crossover in its launches" : "no crossover in most of its launches";
+    } else if (with.size() >= 2) {
       s.predict_low = s.value.predict_low;
       s.predict_high = s.value.predict_high;
       s.prediction_from = "its launches";
     } else if (df > 0) {
-      const LaunchEstimate& e = out.observations[s.observations.front()].value;
+      const LaunchEstimate& e = out.observations[with.front()].value;
       const double own = within_sd(e);
       const double sd = std::sqrt(std::max(pooled / df, own * own));
       const stability::Bounds b = stability::next_launch_interval(std::log(e.value), sd, df + 1, 1, options.level);
@@ -215,7 +243,7 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
       s.predict_high = b.high;
       s.prediction_from = "the other states' launches (pooled)";
     } else {
-      const LaunchEstimate& e = out.observations[s.observations.front()].value;
+      const LaunchEstimate& e = out.observations[with.front()].value;
       s.predict_low = e.low;
       s.predict_high = e.high;
       s.prediction_from = "its one launch's own interval";
@@ -259,11 +287,25 @@ Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownSt
   return out;
 }
 
+std::string LaunchState::no_crossover_text() const {
+  std::string out;
+  for (const auto& [kind, n] : no_crossover_kinds) out += (out.empty() ? "" : "; ") + kind + ": " + std::to_string(n);
+  return out;
+}
+
 std::vector<PlacedPart> place_launch(const LaunchReadings& mine, const LaunchHistory& history) {
   std::vector<PlacedPart> out;
   if (!history.has_states) return out;
-  for (const Observation& o : mine.parts)
-    out.push_back({o.share, o.value.value, place(o.levels, history.states, history.material_ratio, history.significance)});
+  for (const Observation& o : mine.parts) {
+    PlacedPart p{o.share, o.no_crossover.empty() ? o.value.value : 0,
+                 place(o.levels, history.states, history.material_ratio, history.significance), std::nullopt};
+    if (p.placement.state) {
+      const KnownState& k = history.states[*p.placement.state];
+      p.inside = k.no_crossover.empty() ? p.value > 0 && k.predict_low <= p.value && p.value <= k.predict_high
+                                        : !(p.value > 0);
+    }
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

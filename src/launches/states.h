@@ -64,8 +64,12 @@ struct Observation {
   std::size_t launch = 0;  // index among the launches
   double share = 1;        // of that launch's samples (1: the whole launch)
   std::vector<LevelReading> levels;
-  LaunchEstimate value;    // D* (B* for fsdp) or a coll row's time
+  LaunchEstimate value;    // D* (B* for fsdp) or a coll row's time; 0 with no_crossover
   std::optional<LaunchEstimate> book;
+  // A sweep launch that located no crossover: its kind ("below_range,
+  // overhead"); "" where `value` holds its D*. Its levels still say its
+  // state: a machine whose answer is "no crossover" has states too.
+  std::string no_crossover;
 };
 
 // What one launch gives the search: its parts (one: the whole launch), or
@@ -92,12 +96,26 @@ struct LaunchState {
   double share = 0;                       // of all launches (a part counts its share)
   bool tentative = false;                 // seen in fewer than two launches
   std::vector<StateLevel> levels;
-  Combined value;                         // its launches combined
-  std::optional<Combined> book;           // where every observation has a book estimate
-  double predict_low = 0, predict_high = 0;
-  // Where the prediction's spread came from: "its launches", "the other
-  // states' launches (pooled)" or "its one launch's own interval".
+  // Its observations with a value (D*, a row's time) and those without
+  // one (sweep launches that located no crossover), with their kinds
+  // ("below_range, overhead: 3") in order of first sight, and each kind's
+  // weight (the observations' shares: a part of a launch counts its share).
+  int crossed = 0, uncrossed = 0;
+  double crossed_share = 0, uncrossed_share = 0;
+  std::vector<std::pair<std::string, int>> no_crossover_kinds;
+  Combined value;                         // its observations with a value combined (launches 0: none)
+  std::optional<Combined> book;           // where every such observation has a book estimate
+  double predict_low = 0, predict_high = 0;  // 0, 0 where it predicts no crossover
+  // Where the prediction came from: "its launches", "the other states'
+  // launches (pooled)", "its one launch's own interval", or "no crossover
+  // in its launches" / "no crossover in most of its launches" (the
+  // next launch in this state is expected to locate none).
   std::string prediction_from;
+  // Most of its weight located no crossover: the state predicts none (on
+  // two ranks of one node whose T_comm sits just above or below the GEMM's
+  // floor, a few launches cross at the range's low end and most do not).
+  bool predicts_no_crossover() const { return uncrossed_share > crossed_share; }
+  std::string no_crossover_text() const;  // "below_range, overhead: 3; above_range: 1", "" without
 };
 
 struct StateOptions {
@@ -130,6 +148,9 @@ struct KnownState {
   bool tentative = false;
   std::vector<StateLevel> levels;
   double predict_low = 0, predict_high = 0;
+  // Where every launch of the state located no crossover: their kinds; the
+  // state then predicts none (predict_low = predict_high = 0).
+  std::string no_crossover;
 };
 
 // Where a new launch's own levels place it among known states: the state
@@ -154,7 +175,7 @@ Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownSt
 // record made before states were recorded).
 struct LaunchHistory {
   std::string path;
-  int launches = 0;
+  int launches = 0;           // with a D* (combined); 0 where fewer than two located one
   double between_sd_log = 0;  // the launch effect
   double within_sd_log = 0;   // one launch's own noise
   double median = 0;          // their combined D*
@@ -169,6 +190,10 @@ struct PlacedPart {
   double share = 1;
   double value = 0;  // this part's D* (0: none)
   Placement placement;
+  // Whether the part landed where its state said: D* inside the state's
+  // interval, or no crossover where the state predicts none. Unset
+  // without a state.
+  std::optional<bool> inside;
 };
 std::vector<PlacedPart> place_launch(const LaunchReadings& mine, const LaunchHistory& history);
 

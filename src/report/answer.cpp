@@ -86,7 +86,11 @@ AnswerBlock sweep_answer(const bringup::SweepView& s) {
                                  ? fmt::format("part {} ({:.0f}% of samples, {}* {}): ", i + 1, 100 * h.share, x,
                                                h.D ? count_text(*h.D) : "-")
                                  : "";
-    if (!h.state.empty())
+    if (!h.state.empty() && !h.no_crossover_expected.empty())
+      a.lines.push_back(fmt::format("{}state {} (seen in {} of {} launches{}): no crossover expected ({}){}", part,
+                                    h.state, h.seen, h.of, h.tentative ? ", tentative" : "", h.no_crossover_expected,
+                                    h.inside ? (*h.inside ? ": none here either" : ": this launch located one") : ""));
+    else if (!h.state.empty())
       a.lines.push_back(fmt::format("{}state {} (seen in {} of {} launches{}): {}* expected within {}{}", part, h.state,
                                     h.seen, h.of, h.tentative ? ", tentative" : "", x, bounds_text(h.expected),
                                     h.inside ? (*h.inside ? ": inside" : ": outside") : ""));
@@ -350,11 +354,48 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
       uncrossed += fmt::format(": T_comm at S {} against the GEMM's floor {} (medians over them)",
                                time_text(*c.uncrossed_t_comm_s), time_text(*c.uncrossed_floor_s));
   }
+  // The states the launches' own levels show: one line where there is one.
+  const auto state_lines = [&] {
+    const std::size_t shown = std::min<std::size_t>(c.states.size(), 4);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& st = c.states[i];
+      const std::string answer =
+          st.predicts_no_crossover ? fmt::format("no crossover ({})", st.no_crossover)
+                                   : fmt::format("{}* = {} {}", x, st.value ? count_text(*st.value) : "-",
+                                                 bounds_text(st.interval)) +
+                                         (st.no_crossover.empty() ? "" : " (no crossover in its other launches: " +
+                                                                             st.no_crossover + ")");
+      if (c.states.size() == 1)
+        a.lines.push_back(fmt::format("state: one, in {} of {} launches ({}){}", st.seen, st.of,
+                                      state_levels_text(st.levels),
+                                      st.predicts_no_crossover ? ": no crossover expected in the next launch" : ""));
+      else
+        a.lines.push_back(fmt::format("state {} (seen in {} of {} launches{}): {}; {}", st.name, st.seen, st.of,
+                                      st.tentative ? ", tentative" : "", answer, state_levels_text(st.levels)));
+    }
+    if (c.states.size() > shown) a.lines.push_back(fmt::format("and {} more states (-v)", c.states.size() - shown));
+    if (c.mixed > 0)
+      a.lines.push_back(fmt::format("mixed: {} launch{} changed state inside and could not be split (-v)", c.mixed,
+                                    c.mixed == 1 ? "" : "es"));
+  };
+  // One interval per state, with how often it was seen, or "no crossover"
+  // for a state whose launches located none.
+  const auto prediction_set = [&] {
+    std::string set;
+    for (const auto& st : c.states)
+      set += (set.empty() ? "" : " or ") +
+             fmt::format("{} ({} of {}{})",
+                         st.predicts_no_crossover ? std::string("no crossover") : x + "* within " + bounds_text(st.next_launch),
+                         st.seen, st.of, st.tentative ? ", tentative" : "");
+    return set;
+  };
   if (!c.D && c.uncrossed > 0) {
     a.lines.push_back(uncrossed);
     if (crossed == 1)
       a.lines.push_back(fmt::format("{}*: 1 launch located one ({}); combining needs two", x,
                                     c.each.front().D ? count_text(*c.each.front().D) : "-"));
+    if (c.states.size() > 1) a.lines.push_back(fmt::format("next launch: {} (95%, per state)", prediction_set()));
+    state_lines();
     std::string states;
     for (const auto& l : c.each) states += (states.empty() ? "" : ", ") + (l.stability.empty() ? "-" : l.stability);
     a.lines.push_back("trust: each launch: " + states);
@@ -370,30 +411,11 @@ AnswerBlock combine_answer(const bringup::CombineView& c) {
                                   crossed));
   if (c.uncrossed > 0) a.lines.push_back(uncrossed + ": left out of " + x + "*");
   if (c.states.size() > 1) {
-    // The prediction set: one interval per state, with how often it was seen.
-    std::string set;
-    for (const auto& st : c.states)
-      set += (set.empty() ? "" : " or ") +
-             fmt::format("{} ({} of {}{})", bounds_text(st.next_launch), st.seen, st.of, st.tentative ? ", tentative" : "");
-    a.lines.push_back(fmt::format("next launch: {}* within {} (95%, per state)", x, set));
+    a.lines.push_back(fmt::format("next launch: {} (95%, per state)", prediction_set()));
   } else if (c.next_launch.low || c.next_launch.high) {
     a.lines.push_back(fmt::format("next launch: {}* within {} (95% prediction interval)", x, bounds_text(c.next_launch)));
   }
-  // The states the launches' own levels show: one line where there is one.
-  const std::size_t shown = std::min<std::size_t>(c.states.size(), 4);
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto& st = c.states[i];
-    if (c.states.size() == 1)
-      a.lines.push_back(fmt::format("state: one, in {} of {} launches ({})", st.seen, st.of, state_levels_text(st.levels)));
-    else
-      a.lines.push_back(fmt::format("state {} (seen in {} of {} launches{}): {}* = {} {}; {}", st.name, st.seen, st.of,
-                                    st.tentative ? ", tentative" : "", x, st.value ? count_text(*st.value) : "-",
-                                    bounds_text(st.interval), state_levels_text(st.levels)));
-  }
-  if (c.states.size() > shown) a.lines.push_back(fmt::format("and {} more states (-v)", c.states.size() - shown));
-  if (c.mixed > 0)
-    a.lines.push_back(fmt::format("mixed: {} launch{} changed state inside and could not be split (-v)", c.mixed,
-                                  c.mixed == 1 ? "" : "es"));
+  state_lines();
   std::string states;
   for (const auto& l : c.each) states += (states.empty() ? "" : ", ") + (l.stability.empty() ? "-" : l.stability);
   a.lines.push_back(fmt::format("trust: variance of log {}* {}between launches; each launch: {}", x,

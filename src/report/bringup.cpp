@@ -217,6 +217,7 @@ void read_sweep(BringUp& into, Fields& f, const std::string& path, const nlohman
       h.of = static_cast<int>(f.number(p, "of", false).value_or(0));
       h.tentative = p.value("tentative", false);
       h.expected = f.bounds(p, "expected", false);
+      h.no_crossover_expected = f.text(p, "no_crossover_expected", false);
       h.D = f.number(p, "D", false);
       if (p.contains("inside") && p["inside"].is_boolean()) h.inside = p["inside"].get<bool>();
       h.share = f.number(p, "share", false).value_or(1);
@@ -423,7 +424,13 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
       CombineState s;
       s.name = f.text(st, "name", false);
       s.seen = static_cast<int>(f.number(st, "launches_seen", false).value_or(0));
-      s.of = launches.is_array() ? static_cast<int>(launches.size()) : 0;  // the states are of the launches with D*
+      // Over every launch (records since launches without a crossover have
+      // states too), else over those with D* (older records).
+      s.of = static_cast<int>(f.number(states, "of_launches", false)
+                                  .value_or(launches.is_array() ? static_cast<double>(launches.size()) : 0));
+      s.no_crossover = f.text(st, "no_crossover", false);
+      s.predicts_no_crossover = f.at(st, "predicts_no_crossover", false).is_boolean() &&
+                                f.at(st, "predicts_no_crossover", false).get<bool>();
       s.share = f.number(st, "share", false).value_or(0);
       s.tentative = f.at(st, "tentative", false).is_boolean() && f.at(st, "tentative", false).get<bool>();
       s.value = f.number(st, "value/median", false);

@@ -56,6 +56,7 @@ struct HistoryPart {
   Bounds expected;
   std::optional<double> D;
   std::optional<bool> inside;
+  std::string no_crossover_expected;  // the state's launches located none (their kinds)
   double share = 1;
   std::string differing_is, differing_unit, nearest;  // without a state
   double differing_value = 0, nearest_level = 0;
@@ -170,6 +171,10 @@ struct CombineState {
   std::optional<double> value;  // its combined D* (or time)
   Bounds interval, next_launch;
   std::vector<launches::StateLevel> levels;
+  // Its launches without a crossover: their kinds ("below_range, overhead:
+  // 3"), and whether none of its launches located one (it predicts none).
+  std::string no_crossover;
+  bool predicts_no_crossover = false;
 };
 
 struct CombineView {

@@ -149,6 +149,25 @@ void append_uncrossed_csv(std::string& out, const launches::LaunchSet& set) {
   }
 }
 
+// Each state: its combined D* and its prediction, the launch column naming
+// the state; a state that predicts no crossover: its count of launches
+// without one under that quantity.
+void append_state_csv(std::string& out, const launches::StateSplit& states) {
+  const auto row = [&](const std::string& kind, const std::string& launch, const std::string& q, double v, double lo,
+                       double hi) {
+    out += fmt::format("{},{},,{},{:.6g},{:.6g},{}\n", kind, launch, q, v, lo,
+                       std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
+  };
+  for (const auto& st : states.states) {
+    const std::string name = "state " + st.name;
+    if (st.uncrossed > 0) out += fmt::format("state,{},,no_crossover_launches,{},,\n", name, st.uncrossed);
+    if (st.predicts_no_crossover()) continue;
+    row("state", name, "D", st.value.median, st.value.low, st.value.high);
+    row("state_prediction", name, "D", st.value.median, st.predict_low, st.predict_high);
+    if (st.book) row("state", name, "D_book", st.book->median, st.book->low, st.book->high);
+  }
+}
+
 std::string settings_text(const launches::LaunchSet& set) {
   const json& s = set.settings;
   if (set.command == "sweep")
@@ -175,11 +194,26 @@ void print_states(std::ostream& out, const launches::StateSplit& s, const std::s
   const auto v = [&](double d) { return num(d * scale); };
   out << fmt::format("# states: {} ({})\n", s.states.size(), states_method(s));
   for (const auto& st : s.states) {
+    if (st.predicts_no_crossover()) {
+      out << fmt::format("state {} ({}): {}; no crossover in {} ({}){}; next launch: no crossover\n", st.name,
+                         seen_text(st, s.launches), state_levels_text(st.levels),
+                         st.crossed == 0 ? std::string("its launches")
+                                         : fmt::format("{} of its {} launches or parts", st.uncrossed,
+                                                       st.crossed + st.uncrossed),
+                         st.no_crossover_text(),
+                         st.crossed == 0 ? std::string()
+                                         : fmt::format("; {} = {}{} {} in the others", x, v(st.value.median), unit,
+                                                       interval(st.value.low * scale, st.value.high * scale)));
+      continue;
+    }
     std::string line = fmt::format("state {} ({}): {}; {} = {}{} {}; next launch {}", st.name, seen_text(st, s.launches),
                                    state_levels_text(st.levels), x, v(st.value.median), unit,
                                    interval(st.value.low * scale, st.value.high * scale),
                                    interval(st.predict_low * scale, st.predict_high * scale));
     if (st.prediction_from != "its launches") line += " (from " + st.prediction_from + ")";
+    if (st.uncrossed > 0)
+      line += fmt::format(" (no crossover in {} of its {} launches or parts: {})", st.uncrossed,
+                          st.crossed + st.uncrossed, st.no_crossover_text());
     if (st.book) line += fmt::format("; book {} = {} {}", x, v(st.book->median), interval(st.book->low * scale, st.book->high * scale));
     out << line << "\n";
   }
@@ -187,11 +221,12 @@ void print_states(std::ostream& out, const launches::StateSplit& s, const std::s
   if (s.states.size() > 1) {
     std::string set;
     for (const auto& st : s.states)
-      set += (set.empty() ? "" : " or ") + fmt::format("{} (state {}, {} of {} launches{})",
-                                                       interval(st.predict_low * scale, st.predict_high * scale),
-                                                       st.name, st.launches.size(), s.launches,
-                                                       st.tentative ? ", tentative" : "");
-    out << fmt::format("prediction set for the next launch: {} within {}\n", x, set);
+      set += (set.empty() ? "" : " or ") +
+             fmt::format("{} (state {}, {} of {} launches{})",
+                         st.predicts_no_crossover() ? std::string("no crossover")
+                                                    : x + " within " + interval(st.predict_low * scale, st.predict_high * scale),
+                         st.name, st.launches.size(), s.launches, st.tentative ? ", tentative" : "");
+    out << fmt::format("prediction set for the next launch: {}\n", set);
   }
 }
 
@@ -218,9 +253,15 @@ json states_json(const launches::StateSplit& s, double scale) {
                     {"share", st.share},
                     {"tentative", st.tentative},
                     {"levels", levels},
-                    {"value", combined_json(st.value, scale)},
+                    {"with_value", st.crossed},
+                    {"no_crossover", st.uncrossed > 0 ? json(st.no_crossover_text()) : json()},
+                    {"no_crossover_launches", st.uncrossed},
+                    {"predicts_no_crossover", st.predicts_no_crossover()},
+                    {"value", st.crossed > 0 ? combined_json(st.value, scale) : json()},
                     {"book", st.book ? combined_json(*st.book, scale) : json()},
-                    {"prediction_interval", {st.predict_low * scale, number_or_null(st.predict_high * scale)}},
+                    {"prediction_interval", st.predicts_no_crossover()
+                                                ? json()
+                                                : json{st.predict_low * scale, number_or_null(st.predict_high * scale)}},
                     {"prediction_from", st.prediction_from},
                     {"parts", parts}});
   }
@@ -244,7 +285,10 @@ json prediction_set_json(const launches::StateSplit& s, double scale) {
                    {"of", s.launches},
                    {"share", st.share},
                    {"tentative", st.tentative},
-                   {"interval", {st.predict_low * scale, number_or_null(st.predict_high * scale)}}});
+                   {"no_crossover", st.predicts_no_crossover()},
+                   {"interval", st.predicts_no_crossover()
+                                    ? json()
+                                    : json{st.predict_low * scale, number_or_null(st.predict_high * scale)}}});
   return set;
 }
 
@@ -281,7 +325,7 @@ void print_sweep_combination(std::ostream& out, const launches::LaunchSet& set, 
   else
     out << "book: not every launch has a book D*: not combined\n";
   print_states(out, c.states, "D*", 1, "");
-  print_uncrossed(out, set, c.uncrossed);
+  print_uncrossed(out, set, c.uncrossed, c.states);
 }
 
 void print_coll_combination(std::ostream& out, const launches::LaunchSet& set, const launches::CollCombination& c) {
@@ -340,19 +384,22 @@ json sweep_combination_json(const launches::LaunchSet& set, const launches::Swee
   return out;
 }
 
-void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                     const launches::StateSplit& states) {
   if (u.launches == 0) return;
   out << fmt::format("# {} of {} launches located no crossover (not in D*): each one's kind, and T_comm at S against "
                      "the GEMM's floor where its record has them\n",
                      u.launches, u.of);
-  out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {}\n", "launch", "date (UTC)", "load", "kind",
-                     "T_comm at S", "GEMM floor", "file");
+  out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {:<6} {}\n", "launch", "date (UTC)", "load", "kind",
+                     "T_comm at S", "GEMM floor", "state", "file");
+  const std::vector<std::string> state_of = launch_states(states);
   for (std::size_t i = 0; i < set.uncrossed.size(); ++i) {
     const auto& l = set.uncrossed[i];
-    out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {}\n", set.sweeps.size() + i + 1, l.info.date,
+    const std::size_t n = set.sweeps.size() + i;
+    out << fmt::format("{:>6} {:<21} {:<16} {:<24} {:>12} {:>12} {:<6} {}\n", n + 1, l.info.date,
                        l.info.load_average, l.kind_text(),
                        l.t_comm_s ? time_text(*l.t_comm_s) : "-", l.floor_s ? time_text(*l.floor_s) : "-",
-                       l.info.path);
+                       n < state_of.size() ? state_of[n] : "-", l.info.path);
   }
   out << fmt::format("no crossover: {} of {} launches ({}); T_comm at S {}, the GEMM's floor {} (median [min, max] "
                      "over them)\n",
@@ -381,7 +428,8 @@ json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSum
           {"aggregation", "median, min and max over the launches without a crossover that record the value"}};
 }
 
-void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                            const launches::StateSplit& states) {
   out << fmt::format("# shardroof combine: {} launches of `shardroof sweep` with the same settings ({})\n", u.of,
                      settings_text(set));
   for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
@@ -389,12 +437,14 @@ void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, c
     out << fmt::format("launch {}: D* = {} {} (its own 95% interval), {}\n", i + 1, num(l.d_star.value),
                        interval(l.d_star.low, l.d_star.high), l.info.path);
   }
-  print_uncrossed(out, set, u);
+  print_uncrossed(out, set, u, states);
   out << fmt::format("D*: not combined: {} of {} launches located a crossover; combining needs two\n",
                      set.sweeps.size(), u.of);
+  print_states(out, states, "D*", 1, "");
 }
 
-json sweep_uncombined_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+json sweep_uncombined_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                           const launches::StateSplit& states) {
   json launches_j = json::array();
   for (const auto& l : set.sweeps) launches_j.push_back(sweep_launch_json(l));
   return {{"of", "sweep"},
@@ -404,10 +454,12 @@ json sweep_uncombined_json(const launches::LaunchSet& set, const launches::Uncro
           {"D", json()},
           {"book", json()},
           {"without_crossover", uncrossed_json(set, u)},
+          {"states", states_json(states)},
+          {"prediction_set", prediction_set_json(states)},
           {"method", "D* is combined from two launches with a crossover or more; here fewer located one"}};
 }
 
-std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
+std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::StateSplit& states) {
   std::string out = "kind,launch,file,quantity,value,low,high\n";
   for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
     const auto& l = set.sweeps[i];
@@ -415,6 +467,7 @@ std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches:
                        std::isinf(l.d_star.high) ? std::string("inf") : fmt::format("{:.6g}", l.d_star.high));
   }
   append_uncrossed_csv(out, set);
+  append_state_csv(out, states);
   return out;
 }
 
@@ -461,13 +514,7 @@ std::string sweep_combination_csv(const launches::LaunchSet& set, const launches
   row("combined", "", "", "D", c.d_star.median, c.d_star.low, c.d_star.high);
   row("prediction", "", "", "D", c.d_star.median, c.d_star.predict_low, c.d_star.predict_high);
   if (c.book) row("combined", "", "", "D_book", c.book->median, c.book->low, c.book->high);
-  // Each state: its combined D* and its prediction, the launch column naming the state.
-  for (const auto& st : c.states.states) {
-    const std::string name = "state " + st.name;
-    row("state", name, "", "D", st.value.median, st.value.low, st.value.high);
-    row("state_prediction", name, "", "D", st.value.median, st.predict_low, st.predict_high);
-    if (st.book) row("state", name, "", "D_book", st.book->median, st.book->low, st.book->high);
-  }
+  append_state_csv(out, c.states);
   append_uncrossed_csv(out, set);
   return out;
 }

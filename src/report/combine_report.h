@@ -23,16 +23,21 @@ nlohmann::json sweep_combination_json(const launches::LaunchSet& set, const laun
 // Sweep launches without a crossover (LaunchSet::uncrossed): a table of
 // them with their kind and the levels they were set against, and one line
 // that sums them up; nothing where every launch has a crossover. Numbered
-// after the launches with one.
-void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u);
+// after the launches with one; each with its state from `states`
+// (launches::sweep_states).
+void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                     const launches::StateSplit& states);
 // The same as JSON (the record's "without_crossover").
 nlohmann::json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u);
 // Where fewer than two launches located a crossover there is no D* to
-// combine: the launches, the one D* where there is one, and what the
-// others located instead (console, JSON with "D": null, CSV).
-void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u);
-nlohmann::json sweep_uncombined_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u);
-std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::UncrossedSummary& u);
+// combine: the launches, the one D* where there is one, what the others
+// located instead, and the states every launch's levels show (console,
+// JSON with "D": null, CSV).
+void print_sweep_uncombined(std::ostream& out, const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                            const launches::StateSplit& states);
+nlohmann::json sweep_uncombined_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u,
+                                     const launches::StateSplit& states);
+std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::StateSplit& states);
 nlohmann::json coll_combination_json(const launches::LaunchSet& set, const launches::CollCombination& c);
 
 // One row per launch and per combined value: kind (launch, combined,

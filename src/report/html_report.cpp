@@ -186,8 +186,10 @@ std::string launches_section(const bringup::BringUp& b) {
     for (const auto& st : c.states)
       states.push_back({st.name + (st.tentative ? " (tentative)" : ""), fmt::format("{} of {}", st.seen, st.of),
                         fmt::format("{:.0f}%", 100 * st.share), state_levels_text(st.levels),
-                        st.value ? count_text(*st.value) + " " + bounds_text(st.interval) : "-",
-                        bounds_text(st.next_launch)});
+                        st.value                   ? count_text(*st.value) + " " + bounds_text(st.interval)
+                        : st.predicts_no_crossover ? "none (" + st.no_crossover + ")"
+                                                   : "-",
+                        st.predicts_no_crossover ? "no crossover" : bounds_text(st.next_launch)});
     if (!states.empty())
       body += table({"state", "launches", "share", "its ceilings' levels", c.swept + "* (95% across its launches)",
                      "next launch (95%)"},

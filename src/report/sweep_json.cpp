@@ -543,8 +543,13 @@ nlohmann::json history_state_json(const launches::LaunchHistory& h, const std::v
       x["seen_in"] = k.launches_seen;
       x["of"] = k.launches;
       x["tentative"] = k.tentative;
-      x["expected"] = {k.predict_low, std::isfinite(k.predict_high) ? nlohmann::json(k.predict_high) : nlohmann::json()};
-      x["inside"] = p.value > 0 && k.predict_low <= p.value && p.value <= k.predict_high;
+      if (k.no_crossover.empty())
+        x["expected"] = {k.predict_low, std::isfinite(k.predict_high) ? nlohmann::json(k.predict_high) : nlohmann::json()};
+      else
+        x["expected"] = nullptr;
+      // Its launches located none: the state expects none.
+      x["no_crossover_expected"] = k.no_crossover.empty() ? nlohmann::json() : nlohmann::json(k.no_crossover);
+      x["inside"] = p.inside.value_or(false);
     } else {
       x["state"] = nullptr;
       if (p.placement.differing)

@@ -346,7 +346,9 @@ SweepAnalysis analyze(const SweepPlan& plan, int ranks, const RunCeilings& ceili
     a.book_interval->interval.low = std::min(a.book_interval->interval.low, a.book_predicted->D);
     a.book_interval->interval.high = std::max(a.book_interval->interval.high, a.book_predicted->D);
   }
-  if (a.empirical.D && a.interval && options.history) {
+  if (a.empirical.D && a.interval && options.history && options.history->launches >= 2) {
+    // (A history whose launches located no crossover has no spread of D*
+    // to lend: its states still place this launch.)
     // The next launch has its own launch effect and noise, around this
     // launch's D* (one launch), with the spread the history's launches
     // measured, never below this launch's own (its interval, log scale).

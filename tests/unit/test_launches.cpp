@@ -368,7 +368,7 @@ TEST(LaunchStates, TwoPlantedStatesFoundAndEachPredictsItsOwnHeldOutLaunch) {
   // And each held-out launch's own levels place it in its state.
   const auto known = [&](const LaunchState& s) {
     return KnownState{s.name, static_cast<int>(s.launches.size()), t.states.launches, s.tentative, s.levels,
-                      s.predict_low, s.predict_high};
+                      s.predict_low, s.predict_high, {}};
   };
   const std::vector<KnownState> k = {known(t.states.states[0]), known(t.states.states[1])};
   const auto levels_of = [](const json& doc) { return sweep_readings(doc).parts.front().levels; };
@@ -525,6 +525,155 @@ TEST(LaunchStates, HistoryCarriesTheStatesAndOlderRecordsStillWork) {
     FAIL() << "accepted an unknown level";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown level 'bogus'"), std::string::npos) << e.what();
+  }
+}
+
+// A machine whose answer is "no crossover" still has states. Planted: 3
+// launches with T_comm 100 us at S below the GEMM's floor (no crossover)
+// and 4 at 330 us with D* about 110. Two states; the first predicts no
+// crossover, the second its D*; a new launch's levels say which, and
+// whether it landed where its state said (none, or D* inside). With only
+// launches without a crossover there is one state, and a history record
+// with no D* still places a launch.
+json sweep_uncrossed_at(double t_comm_s) {
+  json doc = sweep_at(100, t_comm_s);
+  doc["crossover"] = {{"kind", "below_range"},
+                      {"D_empirical", nullptr},
+                      {"no_crossover", {{"cause", "overhead"}, {"t_comm_s", t_comm_s}, {"floor_s", 7e-4}}}};
+  return doc;
+}
+
+TEST(LaunchStates, LaunchesWithoutACrossoverHaveStatesThatPredictNone) {
+  std::vector<json> docs;
+  for (std::size_t i = 0; i < 4; ++i) docs.push_back(sweep_at(110 * jitter(i, 4), 330e-6 * jitter(i, 4)));
+  for (std::size_t i = 0; i < 3; ++i) docs.push_back(sweep_uncrossed_at(100e-6 * jitter(i, 3)));
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < docs.size(); ++i) paths.push_back("l" + std::to_string(i + 1) + ".json");
+  const LaunchSet set = read_launches(paths, docs);
+  ASSERT_EQ(set.sweeps.size(), 4u);
+  ASSERT_EQ(set.uncrossed.size(), 3u);
+  const SweepCombination c = combine_sweeps(set);
+  EXPECT_EQ(c.d_star.launches, 4);  // D* from the launches with one only
+  ASSERT_EQ(c.states.states.size(), 2u);
+  EXPECT_EQ(c.states.launches, 7);
+  const LaunchState& a = c.states.states[0];
+  const LaunchState& b = c.states.states[1];
+  EXPECT_EQ(a.launches, (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(a.crossed, 4);
+  EXPECT_FALSE(a.predicts_no_crossover());
+  EXPECT_NEAR(a.value.median, 110, 5);
+  EXPECT_TRUE(a.predict_low < 110 && 110 < a.predict_high);
+  EXPECT_EQ(b.launches, (std::vector<std::size_t>{4, 5, 6}));
+  EXPECT_EQ(b.crossed, 0);
+  EXPECT_EQ(b.uncrossed, 3);
+  EXPECT_TRUE(b.predicts_no_crossover());
+  EXPECT_EQ(b.no_crossover_text(), "below_range, overhead: 3");
+  EXPECT_EQ(b.value.launches, 0);
+  EXPECT_EQ(b.predict_low, 0);
+  EXPECT_EQ(b.predict_high, 0);
+  EXPECT_EQ(b.prediction_from, "no crossover in its launches");
+  EXPECT_FALSE(b.book);  // the book's D* of launches without a measured one is not combined
+
+  // As a history: a new launch in state B that also located none lands
+  // where its state said; one in B that located a crossover does not; one
+  // in A is judged by A's interval.
+  std::vector<KnownState> known;
+  for (const auto& st : c.states.states) {
+    KnownState k{st.name, static_cast<int>(st.launches.size()), 7, st.tentative, st.levels, st.predict_low,
+                 st.predict_high, {}};
+    if (st.predicts_no_crossover()) k.no_crossover = st.no_crossover_text();
+    known.push_back(k);
+  }
+  LaunchHistory h;
+  h.has_states = true;
+  h.states = known;
+  h.material_ratio = c.states.material_ratio;
+  h.significance = c.states.significance;
+  const auto one = [&](const json& doc) {
+    const auto p = place_launch(sweep_readings(doc), h);
+    EXPECT_EQ(p.size(), 1u);
+    return p.front();
+  };
+  const PlacedPart none_in_b = one(sweep_uncrossed_at(101e-6));
+  ASSERT_TRUE(none_in_b.placement.state);
+  EXPECT_EQ(h.states[*none_in_b.placement.state].name, "B");
+  EXPECT_EQ(none_in_b.inside, std::optional<bool>(true));
+  const PlacedPart crossed_in_b = one(sweep_at(30, 101e-6));
+  ASSERT_TRUE(crossed_in_b.placement.state);
+  EXPECT_EQ(h.states[*crossed_in_b.placement.state].name, "B");
+  EXPECT_EQ(crossed_in_b.inside, std::optional<bool>(false));
+  const PlacedPart in_a = one(sweep_at(112, 331e-6));
+  ASSERT_TRUE(in_a.placement.state);
+  EXPECT_EQ(h.states[*in_a.placement.state].name, "A");
+  EXPECT_EQ(in_a.inside, std::optional<bool>(true));
+  const PlacedPart none_in_a = one(sweep_uncrossed_at(331e-6));
+  EXPECT_EQ(none_in_a.inside, std::optional<bool>(false));
+  const PlacedPart unseen = one(sweep_uncrossed_at(200e-6));
+  EXPECT_FALSE(unseen.placement.state);
+  EXPECT_FALSE(unseen.inside);
+
+  // Only launches without a crossover: one state, predicting none.
+  const LaunchSet only = read_launches({"a", "b", "c"}, {sweep_uncrossed_at(100e-6), sweep_uncrossed_at(102e-6),
+                                                         sweep_uncrossed_at(98e-6)});
+  const StateSplit s = sweep_states(only);
+  ASSERT_EQ(s.states.size(), 1u);
+  EXPECT_EQ(s.states[0].launches.size(), 3u);
+  EXPECT_TRUE(s.states[0].predicts_no_crossover());
+
+  // Most of a state's launches without a crossover: it predicts none, and
+  // the few that crossed (at the range's low end) are counted; most with
+  // one: it predicts D* from those, and counts the others.
+  const StateSplit most_none = sweep_states(read_launches(
+      {"a", "b", "c", "d"},
+      {sweep_uncrossed_at(100e-6), sweep_uncrossed_at(102e-6), sweep_at(3, 101e-6), sweep_uncrossed_at(98e-6)}));
+  ASSERT_EQ(most_none.states.size(), 1u);
+  EXPECT_TRUE(most_none.states[0].predicts_no_crossover());
+  EXPECT_EQ(most_none.states[0].crossed, 1);
+  EXPECT_EQ(most_none.states[0].uncrossed, 3);
+  EXPECT_EQ(most_none.states[0].prediction_from, "no crossover in most of its launches");
+  EXPECT_DOUBLE_EQ(most_none.states[0].value.median, 3);
+  const StateSplit most_crossed = sweep_states(read_launches(
+      {"a", "b", "c", "d"},
+      {sweep_at(110, 330e-6), sweep_uncrossed_at(331e-6), sweep_at(112, 331e-6), sweep_at(108, 329e-6)}));
+  ASSERT_EQ(most_crossed.states.size(), 1u);
+  const LaunchState& mc = most_crossed.states[0];
+  EXPECT_FALSE(mc.predicts_no_crossover());
+  EXPECT_EQ(mc.uncrossed, 1);
+  EXPECT_EQ(mc.value.launches, 3);
+  EXPECT_TRUE(mc.predict_low < 110 && 110 < mc.predict_high);
+
+  // Its record (as combine writes one with "D": null) is a history: the
+  // state and that it predicts none travel; D*'s spread is absent.
+  json list = json::array();
+  for (const auto& st : s.states) {
+    json levels = json::array();
+    for (const auto& l : st.levels)
+      levels.push_back({{"quantity", to_string(l.quantity)}, {"median", l.median}, {"spread_sd_log", l.spread_sd_log}});
+    list.push_back({{"name", st.name}, {"launches_seen", st.launches.size()}, {"tentative", st.tentative},
+                    {"levels", levels}, {"prediction_interval", nullptr}, {"predicts_no_crossover", true},
+                    {"no_crossover", st.no_crossover_text()}});
+  }
+  json record = {{"command", "combine"}, {"of", "sweep"}, {"ranks", 2}, {"settings", only.settings},
+                 {"D", nullptr}, {"without_crossover", {{"launches", 3}, {"of", 3}}},
+                 {"states", {{"list", list}, {"of_launches", 3}, {"material_ratio", 1.1 / 0.9}, {"significance", 0.01}}}};
+  const std::string path = ::testing::TempDir() + "history-no-crossover.json";
+  std::ofstream(path) << record.dump();
+  const LaunchHistory r = read_history(path, only.settings, 2);
+  EXPECT_EQ(r.launches, 0);
+  ASSERT_EQ(r.states.size(), 1u);
+  EXPECT_EQ(r.states[0].launches, 3);
+  EXPECT_EQ(r.states[0].no_crossover, "below_range, overhead: 3");
+  const auto p = place_launch(sweep_readings(sweep_uncrossed_at(101e-6)), r);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].inside, std::optional<bool>(true));
+  // Without states such a record has nothing to give.
+  record.erase("states");
+  std::ofstream(path) << record.dump();
+  try {
+    read_history(path, only.settings, 2);
+    FAIL() << "accepted a record with neither D* nor states";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing to expect"), std::string::npos) << e.what();
   }
 }
 
