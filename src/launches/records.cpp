@@ -144,7 +144,10 @@ LaunchReadings sweep_readings(const json& doc) {
     for (const json& x : stab.value("crossover_per_state", json::array())) {
       if (x.value("quantity", std::string()) != "t_comm") continue;
       const double level = number(x, "level_s"), part_d = number(x, "D");
-      if ((!(part_d > 0) && no_crossover.empty()) || !(level > 0)) {
+      // A state with T_comm below the GEMM's floor has no crossing by
+      // construction: that part located none, whatever the launch did.
+      const bool below_floor = x.value("below_floor", false);
+      if ((!(part_d > 0) && no_crossover.empty() && !below_floor) || !(level > 0)) {
         out.parts.clear();
         out.mixed = fmt::format("T_comm changed {:.1f}x inside it and its state at {} has no crossing",
                                 number(t_comm, "max_ratio", 1), fmt::format("{:.4g} ms", level * 1e3));
@@ -155,7 +158,7 @@ LaunchReadings sweep_readings(const json& doc) {
       o.levels = shared;
       o.levels.push_back({LevelQuantity::CollectiveAtS, level, comm_noise});
       o.value = point_estimate(part_d);
-      if (!(part_d > 0)) o.no_crossover = no_crossover;  // the launch located none, nor did this state
+      if (!(part_d > 0)) o.no_crossover = no_crossover.empty() ? "below_range" : no_crossover;
       if (number(x, "book_D") > 0) o.book = point_estimate(number(x, "book_D"));
       out.parts.push_back(std::move(o));
     }

@@ -444,6 +444,17 @@ TEST(LaunchStates, ALaunchThatChangedStateIsSplitOrNamedMixed) {
   EXPECT_NE(m.states.mixed[0].second.find("no crossing"), std::string::npos);
   ASSERT_EQ(m.states.states.size(), 1u);
   EXPECT_EQ(m.states.states[0].launches.size(), 4u);
+  // Its state below the GEMM's floor: a part without a crossover, in the
+  // state its level says (tentative, predicting none).
+  docs.back()["stability"]["crossover_per_state"][0]["below_floor"] = true;
+  const SweepCombination b = combined(docs);
+  EXPECT_TRUE(b.states.mixed.empty());
+  ASSERT_EQ(b.states.states.size(), 2u);
+  EXPECT_EQ(b.states.states[0].launches.size(), 5u);
+  EXPECT_FALSE(b.states.states[0].predicts_no_crossover());
+  EXPECT_EQ(b.states.states[1].launches, std::vector<std::size_t>{4});
+  EXPECT_TRUE(b.states.states[1].predicts_no_crossover());
+  EXPECT_EQ(b.states.states[1].no_crossover_text(), "below_range: 1");
 }
 
 // coll: each row's launches grouped by the row's time.
