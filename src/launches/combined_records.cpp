@@ -28,12 +28,7 @@ UncrossedSummary summarize_uncrossed(const LaunchSet& set) {
   out.of = static_cast<int>(set.uncrossed.size() + set.sweeps.size());
   std::vector<double> t_comm, floor;
   for (const auto& l : set.uncrossed) {
-    const std::string kind = l.kind_text();
-    auto it = std::find_if(out.kinds.begin(), out.kinds.end(), [&](const auto& k) { return k.first == kind; });
-    if (it == out.kinds.end())
-      out.kinds.emplace_back(kind, 1);
-    else
-      ++it->second;
+    count_kind(out.kinds, l.kind_text());
     if (l.t_comm_s) t_comm.push_back(*l.t_comm_s);
     if (l.floor_s) floor.push_back(*l.floor_s);
   }

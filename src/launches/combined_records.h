@@ -24,7 +24,7 @@ struct UncrossedSummary {
   };
   int launches = 0;  // without a crossover
   int of = 0;        // every sweep launch read
-  std::vector<std::pair<std::string, int>> kinds;  // each kind (with its cause) and how many, in order of first sight
+  KindCounts kinds;  // each kind (with its cause) and how many, in order of first sight
   std::optional<Spread> t_comm_s, floor_s;
 };
 UncrossedSummary summarize_uncrossed(const LaunchSet& set);

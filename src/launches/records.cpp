@@ -82,6 +82,15 @@ bool unstable(const json& stability) {
 // The estimate a part of a launch gives: its crossing alone (no interval of its own).
 LaunchEstimate point_estimate(double v) { return {v, v, v, {}}; }
 
+// A sweep record whose crossover object names a kind but no D*: a launch
+// that ran, located nothing, and says why.
+bool uncrossed(const json& doc) {
+  static const std::set<std::string> kinds = {"above_range", "below_range", "only_downward", "tied"};
+  const json cr = doc.value("crossover", json());
+  return cr.is_object() && cr.value("D_empirical", json()).is_null() && cr.value("kind", json()).is_string() &&
+         kinds.count(cr["kind"].get<std::string>()) > 0;
+}
+
 // The material ratio the record's stability tests used; 0 where it says none.
 double material_ratio_of(const json& doc) {
   const json st = doc.value("stability", json());
@@ -121,7 +130,7 @@ LaunchReadings sweep_readings(const json& doc) {
   const double d = number(cr, "D_empirical");
   // A launch that located no crossover: its kind (and cause) instead of D*.
   std::string no_crossover;
-  if (!(d > 0) && cr.value("kind", json()).is_string() && cr["kind"] != "bracketed") {
+  if (uncrossed(doc)) {
     no_crossover = cr["kind"].get<std::string>();
     const json nc = cr.value("no_crossover", json());
     if (nc.is_object() && !nc.value("cause", std::string()).empty()) no_crossover += ", " + nc["cause"].get<std::string>();
@@ -183,15 +192,6 @@ LaunchReadings sweep_readings(const json& doc) {
 }
 
 namespace {
-
-// A sweep record whose crossover object names a kind but no D*: a launch
-// that ran, located nothing, and says why.
-bool uncrossed(const json& doc) {
-  static const std::set<std::string> kinds = {"above_range", "below_range", "only_downward", "tied"};
-  const json cr = doc.value("crossover", json());
-  return cr.is_object() && cr.value("D_empirical", json()).is_null() && cr.value("kind", json()).is_string() &&
-         kinds.count(cr["kind"].get<std::string>()) > 0;
-}
 
 UncrossedLaunch read_uncrossed(const std::string& path, const json& doc) {
   UncrossedLaunch l;

@@ -160,12 +160,7 @@ StateSplit find_states(const std::vector<LaunchReadings>& readings, const StateO
       }
       ++s.uncrossed;
       s.uncrossed_share += out.observations[i].share;
-      auto it = std::find_if(s.no_crossover_kinds.begin(), s.no_crossover_kinds.end(),
-                             [&](const auto& k) { return k.first == kind; });
-      if (it == s.no_crossover_kinds.end())
-        s.no_crossover_kinds.emplace_back(kind, 1);
-      else
-        ++it->second;
+      count_kind(s.no_crossover_kinds, kind);
     }
     s.share = out.launches > 0 ? weight / out.launches : 0;
     s.tentative = s.launches.size() < 2;
@@ -287,9 +282,17 @@ Placement place(const std::vector<LevelReading>& mine, const std::vector<KnownSt
   return out;
 }
 
-std::string LaunchState::no_crossover_text() const {
+void count_kind(KindCounts& counts, const std::string& kind) {
+  const auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& k) { return k.first == kind; });
+  if (it == counts.end())
+    counts.emplace_back(kind, 1);
+  else
+    ++it->second;
+}
+
+std::string kinds_text(const KindCounts& counts) {
   std::string out;
-  for (const auto& [kind, n] : no_crossover_kinds) out += (out.empty() ? "" : "; ") + kind + ": " + std::to_string(n);
+  for (const auto& [kind, n] : counts) out += (out.empty() ? "" : "; ") + kind + ": " + std::to_string(n);
   return out;
 }
 

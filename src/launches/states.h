@@ -41,6 +41,13 @@
 
 namespace shardroof::launches {
 
+// Kinds of no crossover ("below_range, overhead") in order of first sight,
+// with how many of each, and their text ("below_range, overhead: 3;
+// above_range: 1").
+using KindCounts = std::vector<std::pair<std::string, int>>;
+void count_kind(KindCounts& counts, const std::string& kind);
+std::string kinds_text(const KindCounts& counts);
+
 // What a launch measured itself, whose level says its state.
 enum class LevelQuantity {
   CollectiveAtS,  // the collective's time at S (sweep)
@@ -102,7 +109,7 @@ struct LaunchState {
   // weight (the observations' shares: a part of a launch counts its share).
   int crossed = 0, uncrossed = 0;
   double crossed_share = 0, uncrossed_share = 0;
-  std::vector<std::pair<std::string, int>> no_crossover_kinds;
+  KindCounts no_crossover_kinds;
   Combined value;                         // its observations with a value combined (launches 0: none)
   std::optional<Combined> book;           // where every such observation has a book estimate
   double predict_low = 0, predict_high = 0;  // 0, 0 where it predicts no crossover
@@ -115,7 +122,7 @@ struct LaunchState {
   // two ranks of one node whose T_comm sits just above or below the GEMM's
   // floor, a few launches cross at the range's low end and most do not).
   bool predicts_no_crossover() const { return uncrossed_share > crossed_share; }
-  std::string no_crossover_text() const;  // "below_range, overhead: 3; above_range: 1", "" without
+  std::string no_crossover_text() const { return kinds_text(no_crossover_kinds); }
 };
 
 struct StateOptions {

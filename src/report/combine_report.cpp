@@ -123,12 +123,6 @@ std::string uncrossed_spread_text(const std::optional<launches::UncrossedSummary
   return fmt::format("{} [{}, {}]", time_text(s->median), time_text(s->min), time_text(s->max));
 }
 
-std::string uncrossed_kinds_text(const launches::UncrossedSummary& u) {
-  std::string out;
-  for (const auto& [kind, n] : u.kinds) out += (out.empty() ? "" : "; ") + fmt::format("{}: {}", kind, n);
-  return out;
-}
-
 json sweep_launch_json(const launches::SweepLaunch& l) {
   json x = {{"path", l.info.path},         {"date", l.info.date}, {"load_average", l.info.load_average},
             {"stability", verdict(l.info.stability)}, {"stop", l.stop},     {"D", estimate_json(l.d_star)},
@@ -149,22 +143,24 @@ void append_uncrossed_csv(std::string& out, const launches::LaunchSet& set) {
   }
 }
 
+// One row of a sweep combination's CSV (kind,launch,file,quantity,value,low,high).
+void append_sweep_csv_row(std::string& out, const std::string& kind, const std::string& launch,
+                          const std::string& file, const std::string& q, double v, double lo, double hi) {
+  out += fmt::format("{},{},{},{},{:.6g},{:.6g},{}\n", kind, launch, file, q, v, lo,
+                     std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
+}
+
 // Each state: its combined D* and its prediction, the launch column naming
 // the state; a state that predicts no crossover: its count of launches
 // without one under that quantity.
 void append_state_csv(std::string& out, const launches::StateSplit& states) {
-  const auto row = [&](const std::string& kind, const std::string& launch, const std::string& q, double v, double lo,
-                       double hi) {
-    out += fmt::format("{},{},,{},{:.6g},{:.6g},{}\n", kind, launch, q, v, lo,
-                       std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
-  };
   for (const auto& st : states.states) {
     const std::string name = "state " + st.name;
     if (st.uncrossed > 0) out += fmt::format("state,{},,no_crossover_launches,{},,\n", name, st.uncrossed);
     if (st.predicts_no_crossover()) continue;
-    row("state", name, "D", st.value.median, st.value.low, st.value.high);
-    row("state_prediction", name, "D", st.value.median, st.predict_low, st.predict_high);
-    if (st.book) row("state", name, "D_book", st.book->median, st.book->low, st.book->high);
+    append_sweep_csv_row(out, "state", name, "", "D", st.value.median, st.value.low, st.value.high);
+    append_sweep_csv_row(out, "state_prediction", name, "", "D", st.value.median, st.predict_low, st.predict_high);
+    if (st.book) append_sweep_csv_row(out, "state", name, "", "D_book", st.book->median, st.book->low, st.book->high);
   }
 }
 
@@ -403,7 +399,7 @@ void print_uncrossed(std::ostream& out, const launches::LaunchSet& set, const la
   }
   out << fmt::format("no crossover: {} of {} launches ({}); T_comm at S {}, the GEMM's floor {} (median [min, max] "
                      "over them)\n",
-                     u.launches, u.of, uncrossed_kinds_text(u), uncrossed_spread_text(u.t_comm_s), uncrossed_spread_text(u.floor_s));
+                     u.launches, u.of, launches::kinds_text(u.kinds), uncrossed_spread_text(u.t_comm_s), uncrossed_spread_text(u.floor_s));
 }
 
 json uncrossed_json(const launches::LaunchSet& set, const launches::UncrossedSummary& u) {
@@ -463,8 +459,8 @@ std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches:
   std::string out = "kind,launch,file,quantity,value,low,high\n";
   for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
     const auto& l = set.sweeps[i];
-    out += fmt::format("launch,{},{},D,{:.6g},{:.6g},{}\n", i + 1, l.info.path, l.d_star.value, l.d_star.low,
-                       std::isinf(l.d_star.high) ? std::string("inf") : fmt::format("{:.6g}", l.d_star.high));
+    append_sweep_csv_row(out, "launch", std::to_string(i + 1), l.info.path, "D", l.d_star.value, l.d_star.low,
+                         l.d_star.high);
   }
   append_uncrossed_csv(out, set);
   append_state_csv(out, states);
@@ -503,8 +499,7 @@ std::string sweep_combination_csv(const launches::LaunchSet& set, const launches
   std::string out = "kind,launch,file,quantity,value,low,high\n";
   const auto row = [&](const std::string& kind, const std::string& launch, const std::string& file,
                        const std::string& q, double v, double lo, double hi) {
-    out += fmt::format("{},{},{},{},{:.6g},{:.6g},{}\n", kind, launch, file, q, v, lo,
-                       std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
+    append_sweep_csv_row(out, kind, launch, file, q, v, lo, hi);
   };
   for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
     const auto& l = set.sweeps[i];
