@@ -372,11 +372,10 @@ void read_combine(BringUp& into, Fields& f, const std::string& path, const nlohm
   const auto& none = f.at(doc, "without_crossover", false);
   if (none.is_object()) {
     c.uncrossed = static_cast<int>(f.number(none, "launches", false).value_or(0));
-    for (const auto& k : f.at(none, "kinds", false)) {
-      if (!c.uncrossed_kinds.empty()) c.uncrossed_kinds += "; ";
-      c.uncrossed_kinds += fmt::format("{}: {}", f.text(k, "kind", false),
-                                       static_cast<int>(f.number(k, "launches", false).value_or(0)));
-    }
+    launches::KindCounts kinds;
+    for (const auto& k : f.at(none, "kinds", false))
+      kinds.emplace_back(f.text(k, "kind", false), static_cast<int>(f.number(k, "launches", false).value_or(0)));
+    c.uncrossed_kinds = launches::kinds_text(kinds);
     c.uncrossed_t_comm_s = f.number(none, "t_comm_s/median", false);
     c.uncrossed_floor_s = f.number(none, "floor_s/median", false);
   }
