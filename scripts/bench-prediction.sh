@@ -50,12 +50,22 @@
 #     of 10: 12 launches give 10 such answers), and the input that widens
 #     the book's interval most.
 #
+# --emulate RATE runs every launch (calibration and judged) over emulated
+# links of RATE Gbit/s instead of the machine's own:
+# `scripts/emulate-links.sh run --ranks NP --rate RATE` (needs root; its
+# shaper as SHARDROOF_EMULATE_SHAPER says, its slack measured afresh in
+# each launch, as a launch on a cluster meets its links as they are).
+# Between ranks of one node, where T_comm at S lies near the GEMM's floor,
+# D* is ill-conditioned (the sweep says so): emulated links show whether
+# the states and their predictions hold where the link, not the floor,
+# sets D*.
+#
 # A benchmark, not a test: run it alone on the machine (it prints the load
 # average beside every launch).
 #
 #   scripts/bench-prediction.sh [--launches K] [--spacing-s S] [--sizes 1M,4M,16M] [--out DIR]
 #       [--calibrate N] [--calibrate-spacing-s S] [--calibrate-budget-s S] [--prediction FILE]
-#       [--coll-prediction FILE] [--history FILE]
+#       [--coll-prediction FILE] [--history FILE] [--emulate RATE]
 #       [-- sweep flags]
 #
 # Environment: BIN (default build/src/shardroof), NP (default 2).
@@ -73,6 +83,7 @@ calibrate_spacing=""
 prediction=""
 coll_prediction=""
 history=""
+emulate=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --calibrate) calibrate="$2"; shift 2 ;;
@@ -81,6 +92,7 @@ while [[ $# -gt 0 ]]; do
     --prediction) prediction="$2"; shift 2 ;;
     --coll-prediction) coll_prediction="$2"; shift 2 ;;
     --history) history="$2"; shift 2 ;;
+    --emulate) emulate="$2"; shift 2 ;;
     --launches) launches="$2"; shift 2 ;;
     --spacing-s) spacing="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
@@ -102,6 +114,18 @@ mpi_flags=(--oversubscribe --mca mpi_yield_when_idle 1)
 if [[ "$(id -u)" -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+[[ -z "$emulate" || "$emulate" =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "bench-prediction: --emulate needs a rate in Gbit/s, got '$emulate'" >&2; exit 2; }
+# launch <shardroof args...>: one launch on NP ranks, on this machine's
+# links or over emulated ones.
+launch() {
+  if [[ -n "$emulate" ]]; then
+    "$here/scripts/emulate-links.sh" run --bin "$BIN" --ranks "$NP" --rate "$emulate" -- "$@"
+  else
+    mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" "$@"
+  fi
+}
+links="this machine's links"
+[[ -n "$emulate" ]] && links="emulated links of $emulate Gbit/s (scripts/emulate-links.sh)"
 IFS=, read -r -a size_list <<< "$sizes"
 min_size=${size_list[0]}
 max_size=${size_list[${#size_list[@]}-1]}
@@ -121,7 +145,7 @@ if (( calibrate > 0 )); then
   [[ "$calibrate_spacing" =~ ^[0-9]+$ ]] || { echo "bench-prediction: --calibrate-spacing-s needs whole seconds" >&2; exit 2; }
   cal_flags=()
   [[ -n "$calibrate_budget" ]] && cal_flags=(--budget-s "$calibrate_budget" --min-span-s "$(( calibrate_budget * 2 / 5 ))")
-  echo "bench-prediction: calibration: $calibrate launches of sweep${cal_flags[*]+ ${cal_flags[*]}} and of coll, one of each every $calibrate_spacing s, then combine ($(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  echo "bench-prediction: calibration: $calibrate launches of sweep${cal_flags[*]+ ${cal_flags[*]}} and of coll, one of each every $calibrate_spacing s, then combine, over $links ($(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   cal_sweeps=() cal_colls=()
   c0=$(date +%s)
   for ((k = 1; k <= calibrate; k++)); do
@@ -129,10 +153,10 @@ if (( calibrate > 0 )); then
     now=$(date +%s)
     (( slot > now )) && sleep $(( slot - now ))
     echo "$(date +%s.%N) $(cut -d' ' -f1-3 /proc/loadavg)" > "$OUT/cal-$k.start"
-    mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/cal-sweep-$k.json" \
+    launch sweep --force --json "$OUT/cal-sweep-$k.json" \
       ${cal_flags[@]+"${cal_flags[@]}"} "$@" \
       > "$OUT/cal-sweep-$k.txt" 2> "$OUT/cal-sweep-$k.err" || { echo "bench-prediction: calibration sweep $k failed" >&2; exit 1; }
-    mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" coll --force --impl ring --json "$OUT/cal-coll-$k.json" \
+    launch coll --force --impl ring --json "$OUT/cal-coll-$k.json" \
       -b "$min_size" -e "$max_size" -f 4 > "$OUT/cal-coll-$k.txt" 2> "$OUT/cal-coll-$k.err" \
       || { echo "bench-prediction: calibration coll $k failed" >&2; exit 1; }
     cal_sweeps+=("$OUT/cal-sweep-$k.json")
@@ -156,7 +180,7 @@ if [[ -z "$history" && -n "$prediction" ]]; then
   fi
 fi
 
-echo "bench-prediction: $launches launches of \`mpirun -np $NP shardroof sweep $*\` and \`coll --impl ring -b $min_size -e $max_size\`, one of each every $spacing s, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n); records in $OUT" >&2
+echo "bench-prediction: $launches launches of \`mpirun -np $NP shardroof sweep $*\` and \`coll --impl ring -b $min_size -e $max_size\`, one of each every $spacing s, over $links, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n); records in $OUT" >&2
 failed=0
 t0=$(date +%s)
 for ((k = 1; k <= launches; k++)); do
@@ -165,7 +189,7 @@ for ((k = 1; k <= launches; k++)); do
   (( slot > now )) && sleep $(( slot - now ))
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   start=$(date +%s.%N)
-  if mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" sweep --force --json "$OUT/sweep-$k.json" ${history_flags[@]+"${history_flags[@]}"} "$@" \
+  if launch sweep --force --json "$OUT/sweep-$k.json" ${history_flags[@]+"${history_flags[@]}"} "$@" \
       > "$OUT/sweep-$k.txt" 2> "$OUT/sweep-$k.err"; then
     echo "$start $(date +%s.%N) $load" > "$OUT/sweep-$k.wall"
   else
@@ -176,7 +200,7 @@ for ((k = 1; k <= launches; k++)); do
   load=$(cut -d' ' -f1-3 /proc/loadavg)
   start=$(date +%s.%N)
   # The sizes as given: -f large enough that only they are measured.
-  if mpirun -np "$NP" "${mpi_flags[@]}" "$BIN" coll --force --impl ring --json "$OUT/coll-$k.json" \
+  if launch coll --force --impl ring --json "$OUT/coll-$k.json" \
       -b "$min_size" -e "$max_size" -f 4 > "$OUT/coll-$k.txt" 2> "$OUT/coll-$k.err"; then
     echo "$start $(date +%s.%N) $load" > "$OUT/coll-$k.wall"
   else
