@@ -9,7 +9,8 @@
 #        [--sweep-ranks "16 64 256 1024"] [--no-sweep] [--skip-existing] [--out DIR]
 #        [--smpi-bin build-smpi/src/shardroof] [--bin build/src/shardroof]
 #        [--levels-ranks "64 256 1024 4096"] [--levels-sizes "256K 16M"]
-#        [--levels-topology h100-superpod] [--leaf-nodes 4]
+#        [--levels-topology h100-superpod] [--leaf-nodes 4] [--levels-batch K]
+#        [--levels-impls "ring hier hier2"]
 #
 # With --levels-ranks (--ranks "" --no-sweep runs that part alone): AllReduce
 # on L-level platforms (simulate.sh --topology) against the L-level model
@@ -24,7 +25,14 @@
 # two-level hier with the groups below the top level as its nodes
 # (--ranks-per-node P_(L-2)), whose rings across them share the top level's
 # oversubscribed links, against the L-level model of those two levels
-# (predict --level). Each run's wall
+# (predict --level). One call after one barrier by default; --levels-batch
+# K times K back-to-back calls after it (`coll --timing batched --batch
+# K`), the time per call their mean: the ranks leave a barrier at
+# different times (18.6 us apart on 64 simulated ranks, 58.2 on 256), a
+# skew that one short call (hier's 0.1-0.5 ms) carries whole and K calls
+# share. --levels-impls runs only those of ring, hier and hier2 (the
+# largest rank counts take the ring's 2(N-1) steps of N messages far longer
+# than hier's few per level). Each run's wall
 # time is kept ($out/levels-coll-*.wall.json); the table is
 # $out/levels-table.txt.
 #
@@ -56,7 +64,7 @@
 # otherwise. Nothing here judges the times.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,64p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ranks_list="16 64 256 1024"
 sweep_ranks=""
 hw=h100
@@ -72,6 +80,8 @@ levels_ranks=""
 levels_sizes="256K 16M"
 levels_topology=h100-superpod
 leaf_nodes=4
+levels_batch=1
+levels_impls="ring hier hier2"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ranks) ranks_list="$2"; shift 2 ;;
@@ -89,11 +99,19 @@ while [[ $# -gt 0 ]]; do
     --levels-sizes) levels_sizes="$2"; shift 2 ;;
     --levels-topology) levels_topology="$2"; shift 2 ;;
     --leaf-nodes) leaf_nodes="$2"; shift 2 ;;
+    --levels-batch) levels_batch="$2"; shift 2 ;;
+    --levels-impls) levels_impls="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
 sweep_ranks="${sweep_ranks:-$ranks_list}"
+[[ "$levels_batch" =~ ^[1-9][0-9]*$ ]] || { echo "--levels-batch: a whole number from 1, got '$levels_batch'" >&2; exit 2; }
+for impl in $levels_impls; do
+  [[ $impl == ring || $impl == hier || $impl == hier2 ]] || { echo "--levels-impls: ring, hier or hier2, got '$impl'" >&2; exit 2; }
+done
+timing=()
+((levels_batch > 1)) && timing=(--timing batched --batch "$levels_batch")
 out="${out:-$(mktemp -d /tmp/shardroof-bench-simulation.XXXXXX)}"
 mkdir -p "$out"
 # `predict` runs in the ordinary build; without one, in the simulated build
@@ -264,7 +282,7 @@ PY
       read -r below_ranks hier2_levels < "$out/levels-hier2-$n-$s.args"
       predict --hw h100 --level "$hier2_levels" -d float --B "$b" --F 1024 --collective all_reduce \
         --json "$out/levels-predict-hier2-$n-$s.json" --force > /dev/null
-      for impl in ring hier hier2; do
+      for impl in $levels_impls; do
         f="$out/levels-coll-$n-$impl-$s"
         [[ $skip_existing == 1 && -f "$f.json" ]] && { stamp "levels: coll $impl $s on $n ranks kept"; continue; }
         # hier's --levels: every level's group size (g0,g1,...), or, where
@@ -290,7 +308,7 @@ PY
           start=$(date +%s.%N)
           "$repo/scripts/simulate.sh" --bin "$smpi_bin" --ranks "$n" --topology "$topo" --shared-from "$shared" -- \
             coll --collective all_reduce --impl "${impl%2}" "${extra[@]}" -b "$s" -e "$s" -n 1 -w 0 --rounds 1 \
-            --min-span-s 0 --json "$f.json" --force > "$f.txt" 2>&1 || rc=$?
+            ${timing[@]+"${timing[@]}"} --min-span-s 0 --json "$f.json" --force > "$f.txt" 2>&1 || rc=$?
           end=$(date +%s.%N)
           [[ $impl == hier && $rc == 2 ]] || break
         done

@@ -191,14 +191,15 @@ def sweep_table(args, lines):
 
 def levels_table(args, lines):
     lines.append("# coll all_reduce on simulated L-level clusters (simulate.sh --topology levels-N.toml): time per call")
-    lines.append("# (us, max over ranks, one call, out of place / in place) against the L-level model (predict --topology")
+    lines.append("# (us, max over ranks, one call after a barrier or the mean of a batch: the calls column, out of place /")
+    lines.append("# in place) against the L-level model (predict --topology")
     lines.append("# levels-N.toml: model/topology.h, the row of the top level, g = 0; the simulation also charges the")
     lines.append("# reductions at M, 3 s/M per element). hier2: the two-level hier whose nodes are the groups below the top")
     lines.append("# level (--ranks-per-node P_(L-2)), against the L-level model of those two levels (predict --level: the")
     lines.append("# ranks below the top at the flat ring's link over them, the top level with its oversubscription).")
     lines.append("# wall: the simulation's wall time on this machine (both places), with the load average at its end.")
     lines.append(f"{'ranks':>5} {'levels':<12} {'impl':<5} {'size':>5} {'sim out':>10} {'sim in':>10} {'model':>10} "
-                 f"{'sim/model':>9} {'within 10%':>10} {'wall s':>7}  check  load at end")
+                 f"{'sim/model':>9} {'within 10%':>10} {'calls':>5} {'wall s':>7}  check  load at end")
     for n in [int(x) for x in args.levels_ranks.split()]:
         for s_text in args.levels_sizes.split():
             S = bytes_of(s_text)
@@ -235,8 +236,9 @@ def levels_table(args, lines):
                 check = ("ok" if all(r.get("wrong") == 0 for r in rows.values()) else "WRONG") \
                     if doc["settings"].get("check") else "-"
                 load_end = " ".join(wall.get("load_end", []))
+                calls = doc["settings"].get("batch", 1)
                 lines.append(f"{n:>5} {groups:<12} {impl:<5} {size_text(S):>5} {t_out:10.1f} {t_in:10.1f} {model:10.1f} "
-                             f"{ratio:9.3f} {'yes' if abs(ratio - 1) <= 0.10 else 'no':>10} "
+                             f"{ratio:9.3f} {'yes' if abs(ratio - 1) <= 0.10 else 'no':>10} {calls:>5} "
                              f"{wall.get('wall_s', float('nan')):7.0f}  {check:<5}  {load_end}")
 
 
