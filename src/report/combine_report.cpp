@@ -150,6 +150,17 @@ void append_sweep_csv_row(std::string& out, const std::string& kind, const std::
                      std::isinf(hi) ? std::string("inf") : fmt::format("{:.6g}", hi));
 }
 
+// Each launch with a crossover: its D* and, where it has one, the book's D*.
+void append_launch_csv_rows(std::string& out, const launches::LaunchSet& set) {
+  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
+    const auto& l = set.sweeps[i];
+    const auto launch = std::to_string(i + 1);
+    append_sweep_csv_row(out, "launch", launch, l.info.path, "D", l.d_star.value, l.d_star.low, l.d_star.high);
+    if (l.book)
+      append_sweep_csv_row(out, "launch", launch, l.info.path, "D_book", l.book->value, l.book->low, l.book->high);
+  }
+}
+
 // Each state: its combined D* and its prediction, the launch column naming
 // the state; a state that predicts no crossover: its count of launches
 // without one under that quantity.
@@ -457,11 +468,7 @@ json sweep_uncombined_json(const launches::LaunchSet& set, const launches::Uncro
 
 std::string sweep_uncombined_csv(const launches::LaunchSet& set, const launches::StateSplit& states) {
   std::string out = "kind,launch,file,quantity,value,low,high\n";
-  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
-    const auto& l = set.sweeps[i];
-    append_sweep_csv_row(out, "launch", std::to_string(i + 1), l.info.path, "D", l.d_star.value, l.d_star.low,
-                         l.d_star.high);
-  }
+  append_launch_csv_rows(out, set);
   append_uncrossed_csv(out, set);
   append_state_csv(out, states);
   return out;
@@ -497,18 +504,10 @@ json coll_combination_json(const launches::LaunchSet& set, const launches::CollC
 
 std::string sweep_combination_csv(const launches::LaunchSet& set, const launches::SweepCombination& c) {
   std::string out = "kind,launch,file,quantity,value,low,high\n";
-  const auto row = [&](const std::string& kind, const std::string& launch, const std::string& file,
-                       const std::string& q, double v, double lo, double hi) {
-    append_sweep_csv_row(out, kind, launch, file, q, v, lo, hi);
-  };
-  for (std::size_t i = 0; i < set.sweeps.size(); ++i) {
-    const auto& l = set.sweeps[i];
-    row("launch", std::to_string(i + 1), l.info.path, "D", l.d_star.value, l.d_star.low, l.d_star.high);
-    if (l.book) row("launch", std::to_string(i + 1), l.info.path, "D_book", l.book->value, l.book->low, l.book->high);
-  }
-  row("combined", "", "", "D", c.d_star.median, c.d_star.low, c.d_star.high);
-  row("prediction", "", "", "D", c.d_star.median, c.d_star.predict_low, c.d_star.predict_high);
-  if (c.book) row("combined", "", "", "D_book", c.book->median, c.book->low, c.book->high);
+  append_launch_csv_rows(out, set);
+  append_sweep_csv_row(out, "combined", "", "", "D", c.d_star.median, c.d_star.low, c.d_star.high);
+  append_sweep_csv_row(out, "prediction", "", "", "D", c.d_star.median, c.d_star.predict_low, c.d_star.predict_high);
+  if (c.book) append_sweep_csv_row(out, "combined", "", "", "D_book", c.book->median, c.book->low, c.book->high);
   append_state_csv(out, c.states);
   append_uncrossed_csv(out, set);
   return out;
