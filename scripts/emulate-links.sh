@@ -13,6 +13,7 @@
 #       sweep --ranks-per-node 2 --impl hier
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
 #   both modes: [--shaper auto|tbf|htb|netem] (default SHARDROOF_EMULATE_SHAPER, else auto)
+#               [--congestion NAME] (default SHARDROOF_EMULATE_CONGESTION, else the kernel's)
 #
 # The shaper makes a link behave like a wire: a message takes its bytes
 # over the rate, whatever its size, with no head start (the console line
@@ -27,6 +28,14 @@
 #   auto   netem where the kernel has it, else tbf, else htb (tbf came
 #          closest to a wire where there was no netem: docs/emulation.md,
 #          scripts/bench-emulator.sh).
+#
+# --congestion sets the TCP congestion control (net.ipv4.tcp_congestion_control,
+# one of net.ipv4.tcp_available_congestion_control) in every namespace that
+# sends: the ranks' and the slack calibration's; exit 77 where the kernel
+# keeps it for the whole machine. Where several flows share a shaped link
+# and finish at different times, BBR's pacing holds the flow that is left
+# near its share until its probing finds the rest, which a window-based
+# control (cubic) fills at once (docs/hierarchy.md, the emulated levels).
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
@@ -102,7 +111,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
-usage() { sed -n '2,99p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 
 mode="${1:-}"
 [[ "$mode" == run || "$mode" == test ]] || usage
@@ -117,6 +126,7 @@ cpu_limit=""
 ranks_per_node=1
 levels=""
 shaper_asked="${SHARDROOF_EMULATE_SHAPER:-auto}"
+congestion="${SHARDROOF_EMULATE_CONGESTION:-}"
 sweep_args=()
 cmd_args=()
 while [[ $# -gt 0 ]]; do
@@ -131,6 +141,7 @@ while [[ $# -gt 0 ]]; do
     --ranks-per-node) ranks_per_node="$2"; shift 2 ;;
     --levels) levels="$2"; shift 2 ;;
     --shaper) shaper_asked="$2"; shift 2 ;;
+    --congestion) congestion="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -138,6 +149,8 @@ done
 [[ -z "$levels" || "$mode" == run ]] || { echo "--levels: run only" >&2; exit 2; }
 [[ "$shaper_asked" =~ ^(auto|tbf|htb|netem)$ ]] \
   || { echo "--shaper: expected auto, tbf, htb or netem, got '$shaper_asked'" >&2; exit 2; }
+[[ -z "$congestion" || "$congestion" =~ ^[a-z0-9_]+$ ]] \
+  || { echo "--congestion: expected a congestion control's name (cubic, bbr, reno, ...), got '$congestion'" >&2; exit 2; }
 [[ -n "$bin" && -x "$bin" ]] || { echo "--bin: no shardroof executable at '$bin'" >&2; exit 2; }
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 
@@ -171,6 +184,14 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# sender_ns <namespace>: a namespace whose TCP sends the emulated traffic
+# gets --congestion's control.
+sender_ns() {
+  [[ -z "$congestion" ]] && return 0
+  ip netns exec "$1" sysctl -q -w "net.ipv4.tcp_congestion_control=$congestion" >/dev/null 2>&1 \
+    || skip "cannot set the congestion control $congestion in a namespace here (available: $(sysctl -n net.ipv4.tcp_available_congestion_control 2>/dev/null))"
+}
 
 # Probe: can this kernel/container create namespaces, veth pairs and which
 # of the shaping qdiscs does it have? Sets shaper (the one that runs),
@@ -294,6 +315,7 @@ PY
       local ns_side="$ns_a"
       [[ $side == b ]] && ns_side="$ns_b"
       ip netns add "$ns_side"; namespaces+=("$ns_side")
+      sender_ns "$ns_side"
       ip -n "$ns_h" link add "${prefix}ch$side" type veth peer name "${prefix}c$side" netns "$ns_side"
       ip -n "$ns_h" link set "${prefix}ch$side" master "${prefix}cbr" up
       ip -n "$ns_side" link set "${prefix}c$side" up
@@ -429,6 +451,7 @@ setup() {
     rank_end="${prefix}r$i"
     ip netns add "$ns"
     namespaces+=("$ns")
+    sender_ns "$ns"
     ip -n "$ns" link set lo up
     ip -n "$hub" link add "$host_end" type veth peer name "$rank_end" netns "$ns"
     ip -n "$hub" link set "$host_end" master "$bridge" up
@@ -520,6 +543,7 @@ setup_levels() {
     ns="${prefix}-r$i"
     ip netns add "$ns"
     namespaces+=("$ns")
+    sender_ns "$ns"
     ip -n "$ns" link set lo up
     join "$ns" "${prefix}r$i" "$(unit_ns 0 $((i / per)))" "${gbits[0]}"
     ip -n "$ns" addr add "10.213.0.$((i + 1))/24" dev "${prefix}r$i"
@@ -587,13 +611,13 @@ if [[ "$mode" == run ]]; then
     for ((l = 0; l < ${#level_sizes[@]}; l++)); do
       words+="; ${level_sizes[l]} $([[ $l == 0 ]] && echo node || echo "level-$l group")(s) $([[ $l == $((${#level_sizes[@]} - 1)) ]] && echo "joined at the hub" || echo "per level-$((l + 1)) group"), each on a ${level_rates[l + 1]} Gbit/s link up"
     done
-    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';'))${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';'))${congestion:+; TCP congestion control $congestion}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   else
     slow_node=""
     [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
     setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
     echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-      "(shaper: $(shaper_words "$gbit"))${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+      "(shaper: $(shaper_words "$gbit"))${congestion:+; TCP congestion control $congestion}${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   fi
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The ring's traffic over plain TCP: the emulated links without MPI.
+
+  tcp_ring.py --sizes 1048576,4194304 --iters 3 --warmup 1 [--json FILE]
+
+Started through scripts/emulate-links.sh run (as the "binary" mpirun starts,
+each rank in its own namespace at 10.213.0.<rank + 1>), the way
+scripts/tcp_pingpong.py is. Rank r opens one connection to rank r + 1 (mod
+N). For each size, each transfer r -> r + 1 is timed alone (the other ranks
+idle), then all N at once, as in one step of a ring collective and in
+`shardroof link --pattern ring`. Rank 0 starts every iteration with a "go"
+line to every rank over a control connection; a receiver's time is from
+its "go" to its last byte. Sender and receiver block in the kernel (a
+thread per direction, blocking sockets), so no rank spins: what the
+transfers lose against their wire time is the links' and the TCP stack's,
+not that of processes polling on the same CPUs. Rank 0 also reads the
+machine's CPU time (/proc/stat) over the all-at-once iterations.
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+
+DATA_PORT = 5210
+CONTROL_PORT = 5211
+
+
+def address(rank):
+    return f"10.213.0.{rank + 1}"
+
+
+def receive(sock, n, buf):
+    view = memoryview(buf)[:n]
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            sys.exit("tcp_ring: the peer closed the connection")
+        got += k
+
+
+def connect(host, port):
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            sock = socket.create_connection((host, port), timeout=1)
+            sock.settimeout(None)
+            return sock
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit(f"tcp_ring: cannot connect to {host}:{port}")
+            time.sleep(0.05)
+
+
+def listen(host, port, count):
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host, port))
+    listener.listen(count)
+    listener.settimeout(30)
+    accepted = []
+    for _ in range(count):
+        sock, _ = listener.accept()
+        sock.settimeout(None)
+        accepted.append(sock)
+    listener.close()
+    return accepted
+
+
+def cpu_jiffies():
+    with open("/proc/stat") as f:
+        fields = f.readline().split()[1:]
+    names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+    return {k: int(v) for k, v in zip(names, fields)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", required=True)
+    ap.add_argument("--iters", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
+    n = int(os.environ["OMPI_COMM_WORLD_SIZE"])
+    if n < 2:
+        sys.exit("tcp_ring: run on at least 2 ranks")
+    right, left = (rank + 1) % n, (rank - 1) % n
+    buf = bytearray(max(sizes))
+    data = bytes(max(sizes))
+
+    # Connections: data to the right (accepted from the left), control to rank 0.
+    accepted = {}
+    accept_thread = threading.Thread(target=lambda: accepted.setdefault("left", listen(address(rank), DATA_PORT, 1)[0]))
+    accept_thread.start()
+    if rank == 0:
+        control = listen(address(0), CONTROL_PORT, n - 1)
+    else:
+        control = connect(address(0), CONTROL_PORT)
+    to_right = connect(address(right), DATA_PORT)
+    accept_thread.join()
+    from_left = accepted["left"]
+    for sock in (to_right, from_left):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    if rank == 0:
+        # Peers report in the order they accepted; learn who is who.
+        peers = {}
+        for sock in control:
+            peers[int(sock.makefile("r").readline())] = sock
+        readers = {r: s.makefile("r") for r, s in peers.items()}
+    else:
+        control.sendall(f"{rank}\n".encode())
+        reader = control.makefile("r")
+
+    def one_iteration(m, senders):
+        """Every rank in `senders` sends m bytes right; returns each receiver's time (rank 0)."""
+        if rank == 0:
+            line = f"{m} {','.join(map(str, senders))}\n".encode()
+            for sock in peers.values():
+                sock.sendall(line)
+        else:
+            words = reader.readline().split()
+            m, senders = int(words[0]), [int(s) for s in words[1].split(",")]
+        start = time.perf_counter()
+        sender = None
+        if rank in senders:
+            sender = threading.Thread(target=to_right.sendall, args=(memoryview(data)[:m],))
+            sender.start()
+        elapsed = -1.0
+        if left in senders:
+            receive(from_left, m, buf)
+            elapsed = time.perf_counter() - start
+        if sender:
+            sender.join()
+        if rank != 0:
+            control.sendall(f"{elapsed!r}\n".encode())
+            return None
+        times = {0: elapsed}
+        for r, f in readers.items():
+            times[r] = float(f.readline())
+        return {f"{(r - 1) % n}->{r}": t for r, t in times.items() if t >= 0}
+
+    record = {"what": "tcp ring transfers, blocking sockets, TCP_NODELAY, a thread per direction",
+              "ranks": n, "iters": args.iters, "warmup": args.warmup, "sizes": []}
+    for m in sizes:
+        entry = {"bytes": m, "alone": {}, "all": {}}
+        for k in range(n):
+            samples = []
+            for i in range(args.warmup + args.iters):
+                t = one_iteration(m, [k])
+                if rank == 0 and i >= args.warmup:
+                    samples.append(t[f"{k}->{(k + 1) % n}"])
+            if rank == 0:
+                entry["alone"][f"{k}->{(k + 1) % n}"] = statistics.median(samples)
+        samples = {}
+        cpu_before = cpu_jiffies() if rank == 0 else None
+        wall = time.perf_counter()
+        for i in range(args.warmup + args.iters):
+            if i == args.warmup and rank == 0:
+                cpu_before, wall = cpu_jiffies(), time.perf_counter()
+            t = one_iteration(m, list(range(n)))
+            if rank == 0 and i >= args.warmup:
+                for pair, v in t.items():
+                    samples.setdefault(pair, []).append(v)
+        if rank == 0:
+            cpu_after = cpu_jiffies()
+            entry["all"] = {pair: statistics.median(v) for pair, v in samples.items()}
+            spent = {k: cpu_after[k] - cpu_before[k] for k in cpu_after}
+            total = sum(spent.values()) or 1
+            entry["all_cpu_share"] = {k: v / total for k, v in spent.items()}
+            entry["all_wall_s"] = time.perf_counter() - wall
+            record["sizes"].append(entry)
+    if rank == 0:
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(record, f, indent=1)
+        for e in record["sizes"]:
+            shares = " ".join(f"{k} {v:.2f}" for k, v in e["all_cpu_share"].items() if v >= 0.005)
+            print(f"# {e['bytes']} B: median of {args.iters}; CPU over the all-at-once iterations: {shares}")
+            print(f"{'transfer':>10} {'alone ms':>10} {'all ms':>10} {'all/alone':>10}")
+            for pair, alone in e["alone"].items():
+                together = e["all"].get(pair, float('nan'))
+                print(f"{pair:>10} {alone * 1e3:10.1f} {together * 1e3:10.1f} {together / alone:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
