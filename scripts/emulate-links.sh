@@ -611,13 +611,13 @@ if [[ "$mode" == run ]]; then
     for ((l = 0; l < ${#level_sizes[@]}; l++)); do
       words+="; ${level_sizes[l]} $([[ $l == 0 ]] && echo node || echo "level-$l group")(s) $([[ $l == $((${#level_sizes[@]} - 1)) ]] && echo "joined at the hub" || echo "per level-$((l + 1)) group"), each on a ${level_rates[l + 1]} Gbit/s link up"
     done
-    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';'))${congestion:+; TCP congestion control $congestion}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';')${congestion:+; TCP congestion control $congestion})${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   else
     slow_node=""
     [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
     setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
     echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-      "(shaper: $(shaper_words "$gbit"))${congestion:+; TCP congestion control $congestion}${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+      "(shaper: $(shaper_words "$gbit")${congestion:+; TCP congestion control $congestion})${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   fi
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
