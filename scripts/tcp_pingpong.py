@@ -20,18 +20,9 @@ import statistics
 import sys
 import time
 
+from tcp_links import accept, connect, receive
+
 PORT = 5202
-
-
-def receive(sock, n, buf):
-    view = memoryview(buf)[:n]
-    got = 0
-    while got < n:
-        k = sock.recv_into(view[got:])
-        if k == 0:
-            sys.exit("tcp_pingpong: the peer closed the connection")
-        got += k
-    return view
 
 
 def main():
@@ -46,30 +37,15 @@ def main():
     server = "10.213.0.2"
     buf = bytearray(max(sizes))
     if rank == 1:
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((server, PORT))
-        listener.listen(1)
-        listener.settimeout(30)
-        sock, _ = listener.accept()
-        sock.settimeout(None)
+        sock = accept(server, PORT, 1, "tcp_pingpong")[0]
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for m in sizes:
             for _ in range(args.iters + args.warmup):
-                sock.sendall(receive(sock, m, buf))
+                sock.sendall(receive(sock, m, buf, "tcp_pingpong"))
         return
     if rank != 0:
         sys.exit("tcp_pingpong: run on 2 ranks (OMPI_COMM_WORLD_RANK 0 and 1)")
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            sock = socket.create_connection((server, PORT), timeout=1)
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                sys.exit(f"tcp_pingpong: cannot connect to {server}:{PORT}")
-            time.sleep(0.05)
-    sock.settimeout(None)
+    sock = connect(server, PORT, "tcp_pingpong")
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     times = []
     for m in sizes:
@@ -78,7 +54,7 @@ def main():
         for i in range(args.iters + args.warmup):
             start = time.perf_counter()
             sock.sendall(data)
-            receive(sock, m, buf)
+            receive(sock, m, buf, "tcp_pingpong")
             if i >= args.warmup:
                 one_way.append((time.perf_counter() - start) / 2)
         times.append({"bytes": m, "one_way_s": {"median": statistics.median(one_way), "min": min(one_way),

@@ -25,50 +25,15 @@ import sys
 import threading
 import time
 
+from tcp_links import accept, connect, receive
+
 DATA_PORT = 5210
 CONTROL_PORT = 5211
+WHO = "tcp_ring"
 
 
 def address(rank):
     return f"10.213.0.{rank + 1}"
-
-
-def receive(sock, n, buf):
-    view = memoryview(buf)[:n]
-    got = 0
-    while got < n:
-        k = sock.recv_into(view[got:])
-        if k == 0:
-            sys.exit("tcp_ring: the peer closed the connection")
-        got += k
-
-
-def connect(host, port):
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            sock = socket.create_connection((host, port), timeout=1)
-            sock.settimeout(None)
-            return sock
-        except OSError:
-            if time.monotonic() > deadline:
-                sys.exit(f"tcp_ring: cannot connect to {host}:{port}")
-            time.sleep(0.05)
-
-
-def listen(host, port, count):
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((host, port))
-    listener.listen(count)
-    listener.settimeout(30)
-    accepted = []
-    for _ in range(count):
-        sock, _ = listener.accept()
-        sock.settimeout(None)
-        accepted.append(sock)
-    listener.close()
-    return accepted
 
 
 def cpu_jiffies():
@@ -95,16 +60,18 @@ def main():
     data = bytes(max(sizes))
 
     # Connections: data to the right (accepted from the left), control to rank 0.
-    accepted = {}
-    accept_thread = threading.Thread(target=lambda: accepted.setdefault("left", listen(address(rank), DATA_PORT, 1)[0]))
+    accepted = []
+    accept_thread = threading.Thread(target=lambda: accepted.extend(accept(address(rank), DATA_PORT, 1, WHO)))
     accept_thread.start()
     if rank == 0:
-        control = listen(address(0), CONTROL_PORT, n - 1)
+        control = accept(address(0), CONTROL_PORT, n - 1, WHO)
     else:
-        control = connect(address(0), CONTROL_PORT)
-    to_right = connect(address(right), DATA_PORT)
+        control = connect(address(0), CONTROL_PORT, WHO)
+    to_right = connect(address(right), DATA_PORT, WHO)
     accept_thread.join()
-    from_left = accepted["left"]
+    if not accepted:
+        sys.exit(f"{WHO}: rank {left} did not connect")
+    from_left = accepted[0]
     for sock in (to_right, from_left):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -134,7 +101,7 @@ def main():
             sender.start()
         elapsed = -1.0
         if left in senders:
-            receive(from_left, m, buf)
+            receive(from_left, m, buf, WHO)
             elapsed = time.perf_counter() - start
         if sender:
             sender.join()

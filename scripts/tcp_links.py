@@ -1,0 +1,54 @@
+"""Blocking TCP between emulated hosts, as scripts/tcp_pingpong.py and
+scripts/tcp_ring.py use it: each waits up to 30 s for its peers, since the
+ranks that mpirun starts in their namespaces come up at different times."""
+import socket
+import sys
+import time
+
+WAIT_S = 30
+
+
+def receive(sock, n, buf, who):
+    """The next n bytes from sock into buf; a closed peer ends the program."""
+    view = memoryview(buf)[:n]
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            sys.exit(f"{who}: the peer closed the connection")
+        got += k
+    return view
+
+
+def connect(host, port, who):
+    """A blocking connection to host:port, retried while the peer starts."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            sock = socket.create_connection((host, port), timeout=1)
+            sock.settimeout(None)
+            return sock
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit(f"{who}: cannot connect to {host}:{port}")
+            time.sleep(0.05)
+
+
+def accept(host, port, count, who):
+    """count blocking connections accepted on host:port."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host, port))
+    listener.listen(count)
+    listener.settimeout(WAIT_S)
+    accepted = []
+    try:
+        for _ in range(count):
+            sock, _ = listener.accept()
+            sock.settimeout(None)
+            accepted.append(sock)
+    except socket.timeout:
+        sys.exit(f"{who}: {len(accepted)} of {count} peers connected to {host}:{port} within {WAIT_S} s")
+    finally:
+        listener.close()
+    return accepted
