@@ -1,6 +1,8 @@
-"""Blocking TCP between emulated hosts, as scripts/tcp_pingpong.py and
-scripts/tcp_ring.py use it: each waits up to 30 s for its peers, since the
-ranks that mpirun starts in their namespaces come up at different times."""
+"""What scripts/tcp_pingpong.py and scripts/tcp_ring.py share: their
+command line, and blocking TCP between emulated hosts, where each waits up
+to 30 s for its peers, since the ranks that mpirun starts in their
+namespaces come up at different times."""
+import argparse
 import socket
 import sys
 import time
@@ -52,3 +54,15 @@ def accept(host, port, count, who):
     finally:
         listener.close()
     return accepted
+
+
+def size_args(iters, warmup):
+    """The command line both take: --sizes B1,B2,... --iters --warmup --json."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", required=True)
+    ap.add_argument("--iters", type=int, default=iters)
+    ap.add_argument("--warmup", type=int, default=warmup)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    return args

@@ -12,7 +12,6 @@ time (round trip / 2) of every size to --json. Both sides block in the
 kernel while they wait, so the time is the link's and the TCP stack's, not
 a polling loop's.
 """
-import argparse
 import json
 import os
 import socket
@@ -20,19 +19,14 @@ import statistics
 import sys
 import time
 
-from tcp_links import accept, connect, receive
+from tcp_links import accept, connect, receive, size_args
 
 PORT = 5202
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", required=True)
-    ap.add_argument("--iters", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = size_args(iters=10, warmup=2)
+    sizes = args.sizes
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "-1"))
     server = "10.213.0.2"
     buf = bytearray(max(sizes))

@@ -16,7 +16,6 @@ transfers lose against their wire time is the links' and the TCP stack's,
 not that of processes polling on the same CPUs. Rank 0 also reads the
 machine's CPU time (/proc/stat) over the all-at-once iterations.
 """
-import argparse
 import json
 import os
 import socket
@@ -25,7 +24,7 @@ import sys
 import threading
 import time
 
-from tcp_links import accept, connect, receive
+from tcp_links import accept, connect, receive, size_args
 
 DATA_PORT = 5210
 CONTROL_PORT = 5211
@@ -44,13 +43,8 @@ def cpu_jiffies():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", required=True)
-    ap.add_argument("--iters", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = size_args(iters=3, warmup=1)
+    sizes = args.sizes
     rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
     n = int(os.environ["OMPI_COMM_WORLD_SIZE"])
     if n < 2:
