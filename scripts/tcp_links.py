@@ -64,5 +64,10 @@ def size_args(iters, warmup):
     ap.add_argument("--warmup", type=int, default=warmup)
     ap.add_argument("--json")
     args = ap.parse_args()
-    args.sizes = [int(s) for s in args.sizes.split(",")]
+    try:
+        args.sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        ap.error(f"--sizes: whole numbers of bytes, comma-separated, got '{args.sizes}'")
+    if min(args.sizes) < 1 or args.iters < 1 or args.warmup < 0:
+        ap.error("--sizes from 1 byte, --iters from 1, --warmup from 0")
     return args

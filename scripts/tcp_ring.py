@@ -42,6 +42,13 @@ def cpu_jiffies():
     return {k: int(v) for k, v in zip(names, fields)}
 
 
+def cpu_text(share):
+    """The machine's CPU shares as one line; None: too short to read."""
+    if share is None:
+        return "not read (shorter than a clock tick)"
+    return ", ".join(f"{k} {v:.2f}" for k, v in share.items() if v >= 0.005)
+
+
 def main():
     args = size_args(iters=3, warmup=1)
     sizes = args.sizes
@@ -71,10 +78,11 @@ def main():
 
     if rank == 0:
         # Peers report in the order they accepted; learn who is who.
-        peers = {}
+        peers, readers = {}, {}
         for sock in control:
-            peers[int(sock.makefile("r").readline())] = sock
-        readers = {r: s.makefile("r") for r, s in peers.items()}
+            f = sock.makefile("r")
+            r = int(f.readline())
+            peers[r], readers[r] = sock, f
     else:
         control.sendall(f"{rank}\n".encode())
         reader = control.makefile("r")
@@ -133,8 +141,9 @@ def main():
             cpu_after = cpu_jiffies()
             entry["all"] = {pair: statistics.median(v) for pair, v in samples.items()}
             spent = {k: cpu_after[k] - cpu_before[k] for k in cpu_after}
-            total = sum(spent.values()) or 1
-            entry["all_cpu_share"] = {k: v / total for k, v in spent.items()}
+            total = sum(spent.values())
+            # None where the iterations took less than a clock tick of /proc/stat.
+            entry["all_cpu_share"] = {k: v / total for k, v in spent.items()} if total else None
             entry["all_wall_s"] = time.perf_counter() - wall
             record["sizes"].append(entry)
     if rank == 0:
@@ -142,7 +151,7 @@ def main():
             with open(args.json, "w") as f:
                 json.dump(record, f, indent=1)
         for e in record["sizes"]:
-            shares = " ".join(f"{k} {v:.2f}" for k, v in e["all_cpu_share"].items() if v >= 0.005)
+            shares = cpu_text(e["all_cpu_share"])
             print(f"# {e['bytes']} B: median of {args.iters}; CPU over the all-at-once iterations: {shares}")
             print(f"{'transfer':>10} {'alone ms':>10} {'all ms':>10} {'all/alone':>10}")
             for pair, alone in e["alone"].items():
