@@ -175,10 +175,12 @@ load_after="$(uptime)"
 
 # The model's levels from the shaped rates and the measured alphas, then
 # predict per size; the table.
-"$python" - "$out" "$bin" "$ranks" "$per" "$levels" "$rates" "$start" "$load_before" "$load_after" \
+"$python" - "$out" "$bin" "$ranks" "$per" "$levels" "$rates" "$start" "$load_before" "$load_after" "$here" \
   <<'PY' | tee "$out/table.txt"
 import json, math, os, statistics, subprocess, sys
-out, bin_, ranks, per, levels, rates, start, load_before, load_after = sys.argv[1:]
+out, bin_, ranks, per, levels, rates, start, load_before, load_after, here = sys.argv[1:]
+sys.path.insert(0, here)
+from tcp_ring import cpu_text
 ranks, per = int(ranks), int(per)
 sizes = [per] + [int(g) for g in levels.split(",")]
 gbits = [float(r) for r in rates.split(",")]
@@ -219,9 +221,7 @@ for e in wire["sizes"]:
         worst = max(worst, together / t_wire)
         print(f"#   {pair} (level {lvl}): wire {t_wire * 1e3:.1f} ms, alone {alone / t_wire:.3f}x, "
               f"all {len(e['all'])} at once {together / t_wire:.3f}x")
-    shares = "not read (shorter than a clock tick)" if e["all_cpu_share"] is None else \
-        ", ".join(f"{k} {v:.2f}" for k, v in e["all_cpu_share"].items() if v >= 0.005)
-    print(f"#   the machine's CPU while all ran: {shares}")
+    print(f"#   the machine's CPU while all ran: {cpu_text(e['all_cpu_share'])}")
 verdict = "yes" if worst <= 1.10 else "NO: the emulated tree itself is off the wire, so it cannot judge the model's 10%"
 print(f"# the emulator within 10% of a wire with every transfer at once: {verdict} (worst {worst:.3f}x)")
 print(f"# model: predict --level {spec} --datatype float --collective all_reduce")

@@ -35,6 +35,11 @@ def address(rank):
     return f"10.213.0.{rank + 1}"
 
 
+def transfer(src, n):
+    """The name of the transfer src -> src + 1 (mod n), as the record keys it."""
+    return f"{src}->{(src + 1) % n}"
+
+
 def cpu_jiffies():
     with open("/proc/stat") as f:
         fields = f.readline().split()[1:]
@@ -113,7 +118,7 @@ def main():
         times = {0: elapsed}
         for r, f in readers.items():
             times[r] = float(f.readline())
-        return {f"{(r - 1) % n}->{r}": t for r, t in times.items() if t >= 0}
+        return {transfer((r - 1) % n, n): t for r, t in times.items() if t >= 0}
 
     record = {"what": "tcp ring transfers, blocking sockets, TCP_NODELAY, a thread per direction",
               "ranks": n, "iters": args.iters, "warmup": args.warmup, "sizes": []}
@@ -124,12 +129,10 @@ def main():
             for i in range(args.warmup + args.iters):
                 t = one_iteration(m, [k])
                 if rank == 0 and i >= args.warmup:
-                    samples.append(t[f"{k}->{(k + 1) % n}"])
+                    samples.append(t[transfer(k, n)])
             if rank == 0:
-                entry["alone"][f"{k}->{(k + 1) % n}"] = statistics.median(samples)
+                entry["alone"][transfer(k, n)] = statistics.median(samples)
         samples = {}
-        cpu_before = cpu_jiffies() if rank == 0 else None
-        wall = time.perf_counter()
         for i in range(args.warmup + args.iters):
             if i == args.warmup and rank == 0:
                 cpu_before, wall = cpu_jiffies(), time.perf_counter()
