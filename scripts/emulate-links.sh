@@ -14,6 +14,7 @@
 #   scripts/emulate-links.sh test --bin build/src/shardroof [--configs "2:0.5 2:1 4:1"] [--out DIR]
 #   both modes: [--shaper auto|tbf|htb|netem] (default SHARDROOF_EMULATE_SHAPER, else auto)
 #               [--congestion NAME] (default SHARDROOF_EMULATE_CONGESTION, else the kernel's)
+#               [--tcp-put on|off] (default SHARDROOF_EMULATE_TCP_PUT, else on: Open MPI's own)
 #
 # The shaper makes a link behave like a wire: a message takes its bytes
 # over the rate, whatever its size, with no head start (the console line
@@ -36,6 +37,13 @@
 # and finish at different times, BBR's pacing holds the flow that is left
 # near its share until its probing finds the rest, which a window-based
 # control (cubic) fills at once (docs/hierarchy.md, the emulated levels).
+#
+# --tcp-put off takes `put` out of Open MPI's TCP transport flags
+# (btl_tcp_flags, read from ompi_info), so the body of a large message goes
+# by send and receive instead of the transport's emulated RDMA write. With
+# put, messages past the rendezvous size exchanged with several peers at
+# once took 1.3-1.6x the wire, without it 1.00 (docs/emulation.md, "Several
+# flows on one link"); the console names the flags that ran.
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
@@ -127,6 +135,7 @@ ranks_per_node=1
 levels=""
 shaper_asked="${SHARDROOF_EMULATE_SHAPER:-auto}"
 congestion="${SHARDROOF_EMULATE_CONGESTION:-}"
+tcp_put="${SHARDROOF_EMULATE_TCP_PUT:-on}"
 sweep_args=()
 cmd_args=()
 while [[ $# -gt 0 ]]; do
@@ -142,6 +151,7 @@ while [[ $# -gt 0 ]]; do
     --levels) levels="$2"; shift 2 ;;
     --shaper) shaper_asked="$2"; shift 2 ;;
     --congestion) congestion="$2"; shift 2 ;;
+    --tcp-put) tcp_put="$2"; shift 2 ;;
     --) shift; cmd_args=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -151,6 +161,7 @@ done
   || { echo "--shaper: expected auto, tbf, htb or netem, got '$shaper_asked'" >&2; exit 2; }
 [[ -z "$congestion" || "$congestion" =~ ^[a-z0-9_]+$ ]] \
   || { echo "--congestion: expected a congestion control's name (cubic, bbr, reno, ...), got '$congestion'" >&2; exit 2; }
+[[ "$tcp_put" == on || "$tcp_put" == off ]] || { echo "--tcp-put: expected on or off, got '$tcp_put'" >&2; exit 2; }
 [[ -n "$bin" && -x "$bin" ]] || { echo "--bin: no shardroof executable at '$bin'" >&2; exit 2; }
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 
@@ -258,19 +269,89 @@ bytes_per_s() { awk -v g="$1" 'BEGIN { printf "%.0f", g * 1e9 / 8 }'; }
 # Without python3 the first candidate is taken unmeasured.
 # SHARDROOF_EMULATE_TBF_BURST (bytes) sets tbf's whole burst instead (to
 # measure what a burst does: scripts/bench-emulator.sh).
-declare -A slack_bytes=() slack_note=()
+declare -A slack_bytes=() slack_note=() gso_cut=()
+# bulk_share <rate Gbit/s> <slack bytes> <busy processes>: the share of the
+# TCP payload rate a bulk transfer reaches over two shaped hops built with
+# that slack (and the rate's current gso_cut), or nothing where it failed.
+bulk_share() {
+  local gbit="$1" slack="$2" busy="$3" kind="$shaper" ns_a="${prefix}-cal-a" ns_b="${prefix}-cal-b" ns_h="${prefix}-cal-h"
+  local side got bytes wire
+  bytes="$(awk -v r="$(bytes_per_s "$gbit")" 'BEGIN { printf "%d", r / 4 }')"
+  wire="$(awk -v r="$(bytes_per_s "$gbit")" -v f="$frame_bytes" 'BEGIN { printf "%.0f", r * (f - 66) / f }')"
+  # The path the ranks' bytes take: rank -> bridge -> rank, every veth
+  # end shaped, two shapers in series each way. One shaped hop reaches
+  # the rate with a smaller slack than two (on a 2-vCPU AMD EPYC VM, one
+  # frame of slack: one hop 0.95-0.98 of the rate, two hops 0.75-0.78).
+  ip netns add "$ns_h"; namespaces+=("$ns_h")
+  ip -n "$ns_h" link add "${prefix}cbr" type bridge
+  ip -n "$ns_h" link set "${prefix}cbr" up
+  for side in a b; do
+    local ns_side="$ns_a"
+    [[ $side == b ]] && ns_side="$ns_b"
+    ip netns add "$ns_side"; namespaces+=("$ns_side")
+    sender_ns "$ns_side"
+    ip -n "$ns_h" link add "${prefix}ch$side" type veth peer name "${prefix}c$side" netns "$ns_side"
+    ip -n "$ns_h" link set "${prefix}ch$side" master "${prefix}cbr" up
+    ip -n "$ns_side" link set "${prefix}c$side" up
+  done
+  ip -n "$ns_a" addr add 10.213.1.1/24 dev "${prefix}ca"
+  ip -n "$ns_b" addr add 10.213.1.2/24 dev "${prefix}cb"
+  shape "$ns_a" "${prefix}ca" "$kind" "$gbit" "$slack"
+  shape "$ns_b" "${prefix}cb" "$kind" "$gbit" "$slack"
+  shape "$ns_h" "${prefix}cha" "$kind" "$gbit" "$slack"
+  shape "$ns_h" "${prefix}chb" "$kind" "$gbit" "$slack"
+  # The CPUs as busy as the run will keep them: one process per rank that
+  # yields in a loop, as Open MPI's ranks do while they wait
+  # (mpi_yield_when_idle), so the timer is as late as it will be then.
+  local spinners=() i
+  for ((i = 0; i < busy; i++)); do
+    "$python" -c 'import os, time
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    os.sched_yield()' &
+    spinners+=($!)
+  done
+  # Both ends bounded in time: a transfer that fails leaves no process.
+  : > "$work/bulk.out"
+  timeout 10 ip netns exec "$ns_b" "$python" "$work/bulk.py" receive 10.213.1.2 "$bytes" > "$work/bulk.out" 2>/dev/null &
+  local receiver=$! waited
+  for waited in $(seq 50); do grep -q listening "$work/bulk.out" && break; sleep 0.05; done
+  timeout 10 ip netns exec "$ns_a" "$python" "$work/bulk.py" send 10.213.1.2 "$bytes" 2>/dev/null || true
+  wait "$receiver" || true
+  for i in "${spinners[@]}"; do kill "$i" 2>/dev/null || true; wait "$i" 2>/dev/null || true; done
+  got="$(sed -n '2p' "$work/bulk.out")"
+  ip netns delete "$ns_a"; ip netns delete "$ns_b"; ip netns delete "$ns_h"
+  namespaces=("${namespaces[@]:0:${#namespaces[@]}-3}")
+  [[ -n "$got" ]] && awk -v g="$got" -v w="$wire" 'BEGIN { printf "%.3f", g / w }'
+  return 0
+}
 calibrate_slack() {
-  local gbit="$1" busy="${2:-0}" kind="$shaper" ns_a="${prefix}-cal-a" ns_b="${prefix}-cal-b" ns_h="${prefix}-cal-h"
-  local k slack got share best="" best_share=0 side tried=""
+  local gbit="$1" busy="${2:-0}" kind="$shaper"
+  local k slack share best="" best_share=0 best_cut="" tried="" cut cuts
   [[ -n "${slack_bytes[$gbit]:-}" || "$kind" == netem ]] && return 0
-  [[ "$kind" == tbf && -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]] && return 0
+  # A set burst is measured as it is, with the stack's super-packets (tbf
+  # cuts them itself).
+  if [[ "$kind" == tbf && -n "${SHARDROOF_EMULATE_TBF_BURST:-}" ]]; then gso_cut[$gbit]=no; return 0; fi
   local floor
   floor="$(awk -v r="$(bytes_per_s "$gbit")" -v f="$frame_bytes" -v t="$timer_ns" \
     'BEGIN { s = r * t * 1e-9; if (s < f) s = f; printf "%d", s + 0.999 }')"
-  local python
+  # Which frames the queue is given (tbf): the stack's own, one MTU each
+  # (the veths' GSO size cut to the MTU), as a switch port receives them
+  # from a wire, where the CPUs carry the rate so; else the stack's GSO
+  # super-packets (up to 64 KiB), which tbf cuts into frames that enter
+  # its queue at once: several flows' bursts then overflow a short queue
+  # together and the flows' shares part (docs/emulation.md, "Several flows
+  # on one link"). htb needs frames (it sends a super-packet whole).
+  case "$kind:${SHARDROOF_EMULATE_GSO:-auto}" in
+    htb:*|tbf:cut) cuts="yes" ;;
+    tbf:keep) cuts="no" ;;
+    tbf:auto) cuts="yes no" ;;
+    *) echo "SHARDROOF_EMULATE_GSO: expected auto, cut or keep, got '${SHARDROOF_EMULATE_GSO}'" >&2; exit 2 ;;
+  esac
   python="$(command -v /usr/bin/python3 || command -v python3 || true)"
   if [[ -z "$python" ]]; then
     slack_bytes[$gbit]="$floor"
+    gso_cut[$gbit]="${cuts%% *}"
     slack_note[$gbit]="not measured: no python3"
     return 0
   fi
@@ -298,70 +379,54 @@ else:
     s.sendall(bytes(n))
     s.close()
 PY
-  local bytes wire
-  bytes="$(awk -v r="$(bytes_per_s "$gbit")" 'BEGIN { printf "%d", r / 4 }')"
-  wire="$(awk -v r="$(bytes_per_s "$gbit")" -v f="$frame_bytes" 'BEGIN { printf "%.0f", r * (f - 66) / f }')"
-  for k in 1 2 3 5 7 11 15 23 31 47 63; do
-    slack=$((k * frame_bytes))
-    ((slack < floor)) && continue
-    # The path the ranks' bytes take: rank -> bridge -> rank, every veth
-    # end shaped, two shapers in series each way. One shaped hop reaches
-    # the rate with a smaller slack than two (on a 2-vCPU AMD EPYC VM, one
-    # frame of slack: one hop 0.95-0.98 of the rate, two hops 0.75-0.78).
-    ip netns add "$ns_h"; namespaces+=("$ns_h")
-    ip -n "$ns_h" link add "${prefix}cbr" type bridge
-    ip -n "$ns_h" link set "${prefix}cbr" up
-    for side in a b; do
-      local ns_side="$ns_a"
-      [[ $side == b ]] && ns_side="$ns_b"
-      ip netns add "$ns_side"; namespaces+=("$ns_side")
-      sender_ns "$ns_side"
-      ip -n "$ns_h" link add "${prefix}ch$side" type veth peer name "${prefix}c$side" netns "$ns_side"
-      ip -n "$ns_h" link set "${prefix}ch$side" master "${prefix}cbr" up
-      ip -n "$ns_side" link set "${prefix}c$side" up
-    done
-    ip -n "$ns_a" addr add 10.213.1.1/24 dev "${prefix}ca"
-    ip -n "$ns_b" addr add 10.213.1.2/24 dev "${prefix}cb"
-    slack_bytes[$gbit]="$slack"
-    shape "$ns_a" "${prefix}ca" "$kind" "$gbit"
-    shape "$ns_b" "${prefix}cb" "$kind" "$gbit"
-    shape "$ns_h" "${prefix}cha" "$kind" "$gbit"
-    shape "$ns_h" "${prefix}chb" "$kind" "$gbit"
-    # The CPUs as busy as the run will keep them: one process per rank that
-    # yields in a loop, as Open MPI's ranks do while they wait
-    # (mpi_yield_when_idle), so the timer is as late as it will be then.
-    local spinners=() i
-    for ((i = 0; i < busy; i++)); do
-      "$python" -c 'import os, time
-end = time.monotonic() + 20
-while time.monotonic() < end:
-    os.sched_yield()' &
-      spinners+=($!)
-    done
-    # Both ends bounded in time: a transfer that fails leaves no process.
-    : > "$work/bulk.out"
-    timeout 10 ip netns exec "$ns_b" "$python" "$work/bulk.py" receive 10.213.1.2 "$bytes" > "$work/bulk.out" 2>/dev/null &
-    local receiver=$! waited
-    for waited in $(seq 50); do grep -q listening "$work/bulk.out" && break; sleep 0.05; done
-    timeout 10 ip netns exec "$ns_a" "$python" "$work/bulk.py" send 10.213.1.2 "$bytes" 2>/dev/null || true
-    wait "$receiver" || true
-    for i in "${spinners[@]}"; do kill "$i" 2>/dev/null || true; wait "$i" 2>/dev/null || true; done
-    got="$(sed -n '2p' "$work/bulk.out")"
-    ip netns delete "$ns_a"; ip netns delete "$ns_b"; ip netns delete "$ns_h"
-    namespaces=("${namespaces[@]:0:${#namespaces[@]}-3}")
-    [[ -n "$got" ]] || continue
-    share="$(awk -v g="$got" -v w="$wire" 'BEGIN { printf "%.3f", g / w }')"
-    tried+=" ${slack} B ${share},"
-    if awk -v s="$share" -v b="$best_share" 'BEGIN { exit !(s > b) }'; then best="$slack"; best_share="$share"; fi
-    if awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }'; then
-      slack_note[$gbit]="measured: a bulk transfer at $share of the TCP payload rate"
-      echo "emulate-links: $kind slack at ${gbit} Gbit/s (bulk TCP over two shaped hops, share of the payload rate):${tried%,}" >&2
-      return 0
+  local candidates=(1 2 3 5 7 11 15 23 31 47 63)
+  for cut in $cuts; do
+    gso_cut[$gbit]="$cut"
+    local label=""
+    [[ "$kind" == tbf ]] && label=" (frames: $([[ $cut == yes ]] && echo "GSO cut to the MTU" || echo "GSO super-packets"))"
+    tried+="$label"
+    # Where frames are one choice of two: first the largest slack tried. If
+    # the CPUs cannot carry the rate in frames even with it, no smaller
+    # slack will (on a 2-vCPU AMD EPYC VM at 1 Gbit/s, 0.56-0.68 at every
+    # slack), and the super-packets are measured instead.
+    if [[ "$cuts" == "yes no" && "$cut" == yes ]]; then
+      slack=$((${candidates[-1]} * frame_bytes))
+      ((slack < floor)) && slack="$floor"
+      share="$(bulk_share "$gbit" "$slack" "$busy")"
+      tried+=" ${slack} B ${share:-failed} (the largest first),"
+      if [[ -z "$share" ]] || awk -v s="$share" 'BEGIN { exit !(s < 0.95) }'; then
+        if [[ -n "$share" ]] && awk -v s="$share" -v b="$best_share" 'BEGIN { exit !(s > b) }'; then
+          best="$slack"; best_share="$share"; best_cut="$cut"
+        fi
+        continue
+      fi
     fi
+    for k in "${candidates[@]}"; do
+      slack=$((k * frame_bytes))
+      ((slack < floor)) && continue
+      share="$(bulk_share "$gbit" "$slack" "$busy")"
+      [[ -n "$share" ]] || continue
+      tried+=" ${slack} B ${share},"
+      if awk -v s="$share" -v b="$best_share" 'BEGIN { exit !(s > b) }'; then
+        best="$slack"; best_share="$share"; best_cut="$cut"
+      fi
+      if awk -v s="$share" 'BEGIN { exit !(s >= 0.95) }'; then
+        slack_bytes[$gbit]="$slack"
+        slack_note[$gbit]="measured: a bulk transfer at $share of the TCP payload rate"
+        echo "emulate-links: $kind slack at ${gbit} Gbit/s (bulk TCP over two shaped hops, share of the payload rate):${tried%,}" >&2
+        return 0
+      fi
+    done
   done
   echo "emulate-links: $kind slack at ${gbit} Gbit/s (bulk TCP over two shaped hops, share of the payload rate):${tried%,}" >&2
-  [[ -n "$best" ]] || { slack_bytes[$gbit]="$floor"; slack_note[$gbit]="the bulk transfer failed: not measured"; return 0; }
+  if [[ -z "$best" ]]; then
+    slack_bytes[$gbit]="$floor"
+    gso_cut[$gbit]="${cuts%% *}"
+    slack_note[$gbit]="the bulk transfer failed: not measured"
+    return 0
+  fi
   slack_bytes[$gbit]="$best"
+  gso_cut[$gbit]="$best_cut"
   slack_note[$gbit]="measured: no slack reached 95% of the TCP payload rate, this one $best_share"
   echo "emulate-links: at ${gbit} Gbit/s no slack reached 95% of the TCP payload rate; the best, $best B, reached $best_share" >&2
 }
@@ -399,6 +464,9 @@ shape() {
     netem) tc -n "$ns" qdisc add dev "$dev" root netem rate "${gbit}gbit" limit "$queue" ;;
     tbf)
       local burst="${SHARDROOF_EMULATE_TBF_BURST:-$((frame_bytes + ${slack:-$(slack_for "$gbit")}))}"
+      if [[ "${gso_cut[$gbit]:-no}" == yes ]]; then
+        ip -n "$ns" link set dev "$dev" gso_max_size "$((frame_bytes - 14))" || return 1
+      fi
       tc -n "$ns" qdisc add dev "$dev" root tbf rate "${gbit}gbit" burst "$burst" \
            latency "$tbf_latency" ;;
     htb)
@@ -422,7 +490,8 @@ shaper_words() {
         echo "tbf rate ${gbit}gbit, burst $(burst_for "$gbit") B (SHARDROOF_EMULATE_TBF_BURST; frames of $frame_bytes B), queue $tbf_latency"
       else
         echo "tbf rate ${gbit}gbit, burst $(burst_for "$gbit") B (a frame of $frame_bytes B + slack $(slack_for "$gbit") B," \
-          "${slack_note[$gbit]:-}; timer resolution $timer_ns ns), queue $tbf_latency"
+          "${slack_note[$gbit]:-}; timer resolution $timer_ns ns), queue $tbf_latency," \
+          "$([[ "${gso_cut[$gbit]:-no}" == yes ]] && echo "GSO cut to $((frame_bytes - 14)) B" || echo "GSO super-packets kept")"
       fi ;;
     htb) echo "htb rate = ceil ${gbit}gbit, burst = cburst $(slack_for "$gbit") B (frames of $frame_bytes B," \
            "${slack_note[$gbit]:-};" \
@@ -558,6 +627,23 @@ setup_levels() {
   write_wrapper 1 "${rank_rates[@]}"
 }
 
+# --tcp-put off: Open MPI's TCP transport flags without put (mpi_args, and
+# their words for the console line, mpi_words).
+mpi_args=()
+mpi_words=""
+if [[ "$tcp_put" == off ]]; then
+  tcp_flags="$(ompi_info --parsable --param btl tcp --level 9 2>/dev/null \
+    | sed -n 's/^mca:btl:tcp:param:btl_tcp_flags:value://p')"
+  [[ -n "$tcp_flags" ]] || skip "--tcp-put off: ompi_info does not list btl_tcp_flags here"
+  if [[ ",$tcp_flags," == *",put,"* ]]; then
+    tcp_flags="$(echo ",$tcp_flags," | sed 's/,put,/,/; s/^,//; s/,$//')"
+    mpi_args=(--mca btl_tcp_flags "$tcp_flags")
+    mpi_words="; Open MPI's TCP transport without put (btl_tcp_flags $tcp_flags)"
+  else
+    mpi_words="; Open MPI's TCP transport has no put here (btl_tcp_flags $tcp_flags)"
+  fi
+fi
+
 # run_shardroof <ranks> <args...>: mpirun in the hub, ranks in their namespaces.
 run_shardroof() {
   local n="$1"
@@ -565,7 +651,7 @@ run_shardroof() {
   ip netns exec "$hub" env PMIX_MCA_ptl_tcp_if_include="$bridge" OMPI_ALLOW_RUN_AS_ROOT=1 \
     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun -np "$n" --oversubscribe --mca mpi_yield_when_idle 1 --mca pml ob1 --mca btl tcp,self \
-    --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$bridge" \
+    --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$bridge" "${mpi_args[@]}" \
     "$work/enter-rank-ns.sh" "$bin" "$@"
 }
 
@@ -611,13 +697,13 @@ if [[ "$mode" == run ]]; then
     for ((l = 0; l < ${#level_sizes[@]}; l++)); do
       words+="; ${level_sizes[l]} $([[ $l == 0 ]] && echo node || echo "level-$l group")(s) $([[ $l == $((${#level_sizes[@]} - 1)) ]] && echo "joined at the hub" || echo "per level-$((l + 1)) group"), each on a ${level_rates[l + 1]} Gbit/s link up"
     done
-    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';')${congestion:+; TCP congestion control $congestion})${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+    echo "emulate-links: $n ranks in $((${#level_sizes[@]} + 1)) levels: $words (shaper: $(for r in "${level_rates[@]}"; do shaper_words "$r"; done | paste -sd ';')${congestion:+; TCP congestion control $congestion}$mpi_words)${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   else
     slow_node=""
     [[ -n "$slow_rank" ]] && slow_node="$(( ${slow_rank%%:*} / ranks_per_node )):${slow_rank#*:}"
     setup $((n / ranks_per_node)) "$gbit" "$ranks_per_node" "$slow_node"
     echo "emulate-links: $((n / ranks_per_node)) namespaces of $ranks_per_node rank(s), each on a ${gbit} Gbit/s link" \
-      "(shaper: $(shaper_words "$gbit")${congestion:+; TCP congestion control $congestion})${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
+      "(shaper: $(shaper_words "$gbit")${congestion:+; TCP congestion control $congestion}$mpi_words)${slow_rank:+, but the link of rank ${slow_rank%%:*} at ${slow_rank#*:} Gbit/s}${cpu_limit:+; rank ${cpu_limit%%:*} held to ${cpu_limit#*:} of a CPU}" >&2
   fi
   run_shardroof "$n" "${cmd_args[@]}"
   exit $?
@@ -650,7 +736,7 @@ for cfg in $configs; do
   setup "$n" "$gbit"
   # Four ranks: a sample of three pairs (every link is shaped alike).
   pairs=(); [[ "$n" -gt 2 ]] && pairs=(--pairs 3)
-  echo "emulate-links: $n ranks, ${gbit} Gbit/s (shaper: $(shaper_words "$gbit")): link" >&2
+  echo "emulate-links: $n ranks, ${gbit} Gbit/s (shaper: $(shaper_words "$gbit")${congestion:+; TCP congestion control $congestion}$mpi_words): link" >&2
   rc_link=0
   run_shardroof "$n" "${link_args[@]}" "${pairs[@]}" --force --json "$out_dir/link-$tag.json" \
     > "$out_dir/link-$tag.txt" 2>&1 || rc_link=$?
