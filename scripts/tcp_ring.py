@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The ring's traffic over plain TCP: the emulated links without MPI.
 
-  tcp_ring.py --sizes 1048576,4194304 --iters 3 --warmup 1 [--json FILE]
+  tcp_ring.py --sizes 1048576,4194304 --iters 3 --warmup 1 [--ranks-per-node K] [--json FILE]
 
 Started through scripts/emulate-links.sh run (as the "binary" mpirun starts,
-each rank in its own namespace at 10.213.0.<rank + 1>), the way
-scripts/tcp_pingpong.py is. Rank r opens one connection to rank r + 1 (mod
-N). For each size, each transfer r -> r + 1 is timed alone (the other ranks
+each rank in its own namespace at 10.213.0.<rank + 1>, or K consecutive
+ranks in their node's at 10.213.0.<rank / K + 1> with emulate-links.sh
+--ranks-per-node K and the same K here), the way scripts/tcp_pingpong.py
+is. Rank r opens one connection to rank r + 1 (mod N); the record names
+the transfers that cross a node's link. For each size, each transfer r -> r + 1 is timed alone (the other ranks
 idle), then all N at once, as in one step of a ring collective and in
 `shardroof link --pattern ring`. Rank 0 starts every iteration with a "go"
 line to every rank over a control connection; a receiver's time is from
@@ -27,12 +29,13 @@ import time
 from tcp_links import accept, connect, receive, size_args
 
 DATA_PORT = 5210
-CONTROL_PORT = 5211
+CONTROL_PORT = 5209  # below the data ports, 5210 + rank
 WHO = "tcp_ring"
 
 
-def address(rank):
-    return f"10.213.0.{rank + 1}"
+def address(rank, per=1):
+    """Rank's namespace's address: its node's, with per ranks a node."""
+    return f"10.213.0.{rank // per + 1}"
 
 
 def transfer(src, n):
@@ -55,25 +58,28 @@ def cpu_text(share):
 
 
 def main():
-    args = size_args(iters=3, warmup=1)
+    args = size_args(iters=3, warmup=1, ranks_per_node=True)
     sizes = args.sizes
+    per = args.ranks_per_node
     rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
     n = int(os.environ["OMPI_COMM_WORLD_SIZE"])
-    if n < 2:
-        sys.exit("tcp_ring: run on at least 2 ranks")
+    if n < 2 or n % per:
+        sys.exit(f"tcp_ring: run on at least 2 ranks, a multiple of --ranks-per-node {per}")
     right, left = (rank + 1) % n, (rank - 1) % n
     buf = bytearray(max(sizes))
     data = bytes(max(sizes))
 
     # Connections: data to the right (accepted from the left), control to rank 0.
     accepted = []
-    accept_thread = threading.Thread(target=lambda: accepted.extend(accept(address(rank), DATA_PORT, 1, WHO)))
+    # Ranks of one node share its address: each listens on a port of its own.
+    accept_thread = threading.Thread(
+        target=lambda: accepted.extend(accept(address(rank, per), DATA_PORT + rank, 1, WHO)))
     accept_thread.start()
     if rank == 0:
         control = accept(address(0), CONTROL_PORT, n - 1, WHO)
     else:
         control = connect(address(0), CONTROL_PORT, WHO)
-    to_right = connect(address(right), DATA_PORT, WHO)
+    to_right = connect(address(right, per), DATA_PORT + right, WHO)
     accept_thread.join()
     if not accepted:
         sys.exit(f"{WHO}: rank {left} did not connect")
@@ -121,7 +127,9 @@ def main():
         return {transfer((r - 1) % n, n): t for r, t in times.items() if t >= 0}
 
     record = {"what": "tcp ring transfers, blocking sockets, TCP_NODELAY, a thread per direction",
-              "ranks": n, "iters": args.iters, "warmup": args.warmup, "sizes": []}
+              "ranks": n, "ranks_per_node": per, "iters": args.iters, "warmup": args.warmup,
+              "across_nodes": [transfer(r, n) for r in range(n) if r // per != ((r + 1) % n) // per],
+              "sizes": []}
     for m in sizes:
         entry = {"bytes": m, "alone": {}, "all": {}}
         for k in range(n):
