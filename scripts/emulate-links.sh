@@ -95,7 +95,10 @@
 # at 0.5 Gbit/s), the longest wait in a shaper's queue
 # SHARDROOF_EMULATE_TBF_LATENCY (default 100ms; netem's and htb's queue hold
 # the packets of that time at the rate), tbf's burst
-# SHARDROOF_EMULATE_TBF_BURST bytes (default above). Records and
+# SHARDROOF_EMULATE_TBF_BURST bytes (default above), whether tbf is given
+# frames SHARDROOF_EMULATE_GSO (auto: frames where a bulk transfer in
+# frames reaches 95% of the rate, the veths' GSO size cut to the MTU, else
+# the stack's super-packets; cut; keep). Records and
 # summary.tsv land in --out.
 #
 # Needs root and iproute2 (ip, tc with one of the qdiscs). Exit status: 0

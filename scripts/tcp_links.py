@@ -58,7 +58,7 @@ def accept(host, port, count, who):
 
 def size_args(iters, warmup, ranks_per_node=False):
     """The command line both take: --sizes B1,B2,... --iters --warmup --json
-    (and --ranks-per-node K where asked)."""
+    (and tcp_ring.py's --ranks-per-node K and --spin where asked)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", required=True)
     ap.add_argument("--iters", type=int, default=iters)
@@ -66,6 +66,7 @@ def size_args(iters, warmup, ranks_per_node=False):
     ap.add_argument("--json")
     if ranks_per_node:
         ap.add_argument("--ranks-per-node", type=int, default=1)
+        ap.add_argument("--spin", action="store_true")
     args = ap.parse_args()
     if ranks_per_node and args.ranks_per_node < 1:
         ap.error("--ranks-per-node from 1")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ring's traffic over plain TCP: the emulated links without MPI.
 
-  tcp_ring.py --sizes 1048576,4194304 --iters 3 --warmup 1 [--ranks-per-node K] [--json FILE]
+  tcp_ring.py --sizes 1048576,4194304 --iters 3 --warmup 1 [--ranks-per-node K] [--spin] [--json FILE]
 
 Started through scripts/emulate-links.sh run (as the "binary" mpirun starts,
 each rank in its own namespace at 10.213.0.<rank + 1>, or K consecutive
@@ -15,8 +15,12 @@ line to every rank over a control connection; a receiver's time is from
 its "go" to its last byte. Sender and receiver block in the kernel (a
 thread per direction, blocking sockets), so no rank spins: what the
 transfers lose against their wire time is the links' and the TCP stack's,
-not that of processes polling on the same CPUs. Rank 0 also reads the
-machine's CPU time (/proc/stat) over the all-at-once iterations.
+not that of processes polling on the same CPUs. With --spin each rank
+also runs a process that yields in a loop for as long as the rank runs, as
+an Open MPI rank waiting with mpi_yield_when_idle does: the CPUs are then
+as busy as under MPI, and the links' packet path gets what MPI's ranks
+leave it. Rank 0 also reads the machine's CPU time (/proc/stat) over the
+all-at-once iterations.
 """
 import json
 import os
@@ -57,6 +61,16 @@ def cpu_text(share):
     return ", ".join(f"{k} {v:.2f}" for k, v in share.items() if v >= 0.005)
 
 
+def spin_while_alive():
+    """A child process that yields in a loop until this process ends."""
+    parent = os.getpid()
+    if os.fork() == 0:
+        while os.getppid() == parent:
+            for _ in range(1000):
+                os.sched_yield()
+        os._exit(0)
+
+
 def main():
     args = size_args(iters=3, warmup=1, ranks_per_node=True)
     sizes = args.sizes
@@ -65,6 +79,8 @@ def main():
     n = int(os.environ["OMPI_COMM_WORLD_SIZE"])
     if n < 2 or n % per:
         sys.exit(f"tcp_ring: run on at least 2 ranks, a multiple of --ranks-per-node {per}")
+    if args.spin:
+        spin_while_alive()
     right, left = (rank + 1) % n, (rank - 1) % n
     buf = bytearray(max(sizes))
     data = bytes(max(sizes))
@@ -127,7 +143,7 @@ def main():
         return {transfer((r - 1) % n, n): t for r, t in times.items() if t >= 0}
 
     record = {"what": "tcp ring transfers, blocking sockets, TCP_NODELAY, a thread per direction",
-              "ranks": n, "ranks_per_node": per, "iters": args.iters, "warmup": args.warmup,
+              "ranks": n, "ranks_per_node": per, "spin": args.spin, "iters": args.iters, "warmup": args.warmup,
               "across_nodes": [transfer(r, n) for r in range(n) if r // per != ((r + 1) % n) // per],
               "sizes": []}
     for m in sizes:
