@@ -36,10 +36,8 @@
 #                the kernel's: BBR's pacing holds a flow near its share after
 #                the flows beside it finish);
 #  --tcp-put     Open MPI's TCP transport with or without put (default off:
-#                with put, large messages to several peers at once took
-#                1.3-1.6x the wire).
-# The emulator cuts the stack's packets to frames where the CPUs carry the
-# rate so (emulate-links.sh, the shaper line says which).
+#                with put, collectives whose pairs exchange both ways on one
+#                connection took 1.3-2.0x their model on 4 ranks).
 #
 # The table goes to stdout and DIR/table.txt; each run's record and console
 # to DIR. Exit status: 0 every run succeeded and checked its results (MISS

@@ -41,9 +41,10 @@
 # --tcp-put off takes `put` out of Open MPI's TCP transport flags
 # (btl_tcp_flags, read from ompi_info), so the body of a large message goes
 # by send and receive instead of the transport's emulated RDMA write. With
-# put, messages past the rendezvous size exchanged with several peers at
-# once took 1.3-1.6x the wire, without it 1.00 (docs/emulation.md, "Several
-# flows on one link"); the console names the flags that ran.
+# put, collectives whose pairs exchange both ways on one connection at once
+# took 1.3-2.0x their cost model on 4 ranks at 0.1 Gbit/s, without it
+# 0.99-1.01 (docs/emulation.md, "The 4-rank term found"); the console names
+# the flags that ran.
 #
 # `run` sets up the namespaces, runs one shardroof command on --ranks ranks
 # and removes everything again; --slow-rank R:RATE shapes rank R's link
@@ -343,8 +344,8 @@ calibrate_slack() {
   # from a wire, where the CPUs carry the rate so; else the stack's GSO
   # super-packets (up to 64 KiB), which tbf cuts into frames that enter
   # its queue at once: several flows' bursts then overflow a short queue
-  # together and the flows' shares part (docs/emulation.md, "Several flows
-  # on one link"). htb needs frames (it sends a super-packet whole).
+  # together and the flows' shares part (docs/emulation.md, "The 4-rank
+  # term found"). htb needs frames (it sends a super-packet whole).
   case "$kind:${SHARDROOF_EMULATE_GSO:-auto}" in
     htb:*|tbf:cut) cuts="yes" ;;
     tbf:keep) cuts="no" ;;
