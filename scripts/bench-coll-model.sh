@@ -124,14 +124,13 @@ base = sys.argv[1]
 try:
     doc = json.load(open(base + ".json"))
     text = open(base + ".txt").read()
-except (OSError, ValueError):
-    print("inf")
-    sys.exit()
-gbit = float(re.search(r"on an? ([0-9.]+) Gbit/s link", text).group(1))
-m = re.search(r"frames? of (\d+) B", text)
-frame = int(m.group(1)) if m else 1514
-payload = gbit * 1e9 / 8 * (frame - 66) / frame
-print(max(e["all"][p] / (e["bytes"] / payload) for e in doc["sizes"] for p in doc["across_nodes"]))
+    gbit = float(re.search(r"on an? ([0-9.]+) Gbit/s link", text).group(1))
+    m = re.search(r"frames? of (\d+) B", text)
+    frame = int(m.group(1)) if m else 1514
+    payload = gbit * 1e9 / 8 * (frame - 66) / frame
+    print(max(e["all"][p] / (e["bytes"] / payload) for e in doc["sizes"] for p in doc["across_nodes"]))
+except (OSError, ValueError, KeyError, AttributeError):
+    print("inf")  # no record, or not one to read: not a wire
 PY
 }
 # frames_for <name> <emulate args...> -- <tcp_ring.py args...>: which
