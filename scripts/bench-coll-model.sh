@@ -139,7 +139,7 @@ PY
 # frames reaches the rate, but a layout sends more at once (both ways, N
 # links): where the links without MPI are then more than 10% off the wire
 # in frames, the stack's super-packets are tried too (on a 2-vCPU AMD EPYC
-# VM at 0.5 Gbit/s on 2 ranks: frames 1.97x, super-packets 1.00x), and the
+# VM at 0.5 Gbit/s on 2 ranks: frames 1.96-1.97x, super-packets 1.18-1.46x), and the
 # closer of the two runs.
 frames_for() {
   local name="$1"; shift
