@@ -8,7 +8,8 @@
 # the table puts each measured time beside the L-level model's
 # (`predict --level G:W:A[:O],...`, src/model/topology.h):
 #   W_l  the shaped rate of level l's links x the TCP payload share of a
-#        frame, (MTU - 52) / (MTU + 14) = 1448/1514 for the veths' MTU 1500;
+#        frame, (MTU - 52) / (MTU + 14) = 1448/1514 for the veths' MTU 1500
+#        (the frame as the emulator's shaper line names it);
 #   a_l  measured: the median `link` alpha (ping-pong, 8 B .. 64 KiB) over
 #        the rank pairs whose rings meet first at level l, in the same tree;
 #   o_l  one link out of each unit: o_0 = 1 (a link per rank), o_l =
@@ -177,14 +178,20 @@ load_after="$(uptime)"
 # predict per size; the table.
 "$python" - "$out" "$bin" "$ranks" "$per" "$levels" "$rates" "$start" "$load_before" "$load_after" "$here" \
   <<'PY' | tee "$out/table.txt"
-import json, math, os, statistics, subprocess, sys
+import json, math, os, re, statistics, subprocess, sys
 out, bin_, ranks, per, levels, rates, start, load_before, load_after, here = sys.argv[1:]
 sys.path.insert(0, here)
 from tcp_ring import cpu_text
 ranks, per = int(ranks), int(per)
 sizes = [per] + [int(g) for g in levels.split(",")]
 gbits = [float(r) for r in rates.split(",")]
-payload = (1500 - 52) / (1500 + 14)
+# TCP's payload share of a frame (IPv4 and TCP headers with timestamps: 66 B
+# of it with the Ethernet header), the frame as the emulator's shaper line
+# names it (the veths' MTU + 14 B).
+coll_text = open(os.path.join(out, "coll.txt")).read()
+m = re.search(r"frames? of (\d+) B", coll_text)
+frame = int(m.group(1)) if m else 1514
+payload = (frame - 66) / frame
 # unit[l](r): the index of rank r's unit of level l (0: its node).
 span = [math.prod(sizes[: l + 1]) for l in range(len(sizes))]
 def level_of(a, b):
