@@ -118,17 +118,16 @@ wire_args=(--sizes 1048576 --iters 3 --warmup 1 --spin)
 # against its wire time (the bytes at the rate's TCP payload, (frame - 66) /
 # frame of it, the frame as the shaper line names it); "inf" where none ran.
 wire_worst() {
-  "$python" - "$out/$1" <<'PY'
+  "$python" - "$out/$1" "$here" <<'PY'
 import json, re, sys
-base = sys.argv[1]
+base, here = sys.argv[1:]
+sys.path.insert(0, here)
+from tcp_ring import payload_share, worst_across_nodes
 try:
     doc = json.load(open(base + ".json"))
     text = open(base + ".txt").read()
     gbit = float(re.search(r"on an? ([0-9.]+) Gbit/s link", text).group(1))
-    m = re.search(r"frames? of (\d+) B", text)
-    frame = int(m.group(1)) if m else 1514
-    payload = gbit * 1e9 / 8 * (frame - 66) / frame
-    print(max(e["all"][p] / (e["bytes"] / payload) for e in doc["sizes"] for p in doc["across_nodes"]))
+    print(worst_across_nodes(doc, gbit * 1e9 / 8 * payload_share(text))[0])
 except (OSError, ValueError, KeyError, AttributeError):
     print("inf")  # no record, or not one to read: not a wire
 PY
@@ -195,10 +194,12 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
       | sed 's/measured: a bulk transfer at [0-9.]* of the TCP payload rate/measured/' | sort | uniq -c \
       | sed "s/^ *\([0-9]*\) /# shaper at $rate Gbit\/s (\1 runs): /"
   done
-  "$python" - "$out" <<'EOF'
-import glob, json, os, re, sys
+  "$python" - "$out" "$here" <<'EOF'
+import glob, json, os, sys
 
-out = sys.argv[1]
+out, here = sys.argv[1:]
+sys.path.insert(0, here)
+from tcp_ring import payload_share, worst_across_nodes
 rows = []
 # The links without MPI, per rate and layout: each transfer that crosses a
 # shaped link, all at once, against its wire time (the bytes at the rate's
@@ -213,15 +214,7 @@ def wire_run(name):
     doc = json.load(open(path))
     text = open(os.path.join(out, name + ".txt")).read()
     gbit = float(name.split("-")[1][1:])
-    m = re.search(r"frames? of (\d+) B", text)
-    frame = int(m.group(1)) if m else 1514
-    payload = gbit * 1e9 / 8 * (frame - 66) / frame
-    worst, worst_pair = 0.0, ""
-    for e in doc["sizes"]:
-        for pair in doc["across_nodes"]:
-            x = e["all"][pair] / (e["bytes"] / payload)
-            if x > worst:
-                worst, worst_pair = x, pair
+    worst, worst_pair = worst_across_nodes(doc, gbit * 1e9 / 8 * payload_share(text))
     return {"worst": worst, "pair": worst_pair, "ranks": doc["ranks"], "per": doc["ranks_per_node"],
             "gbit": gbit, "bytes": doc["sizes"][0]["bytes"], "cpu": doc["sizes"][0].get("all_cpu_share"),
             "frames": "frames (GSO cut)" if "GSO cut" in text else "super-packets"}
@@ -244,10 +237,7 @@ for path in sorted(glob.glob(os.path.join(out, "r*.json"))):
     # And the run itself: its ring probe (the model's link, one flow per
     # link) must read the shaped rate's payload within 10% at every step
     # from 256 KiB, or the links did not hold one rate while it ran.
-    text = open(path[:-5] + ".txt").read()
-    m = re.search(r"frames? of (\d+) B", text)
-    frame = int(m.group(1)) if m else 1514
-    payload = float(rate) * 1e9 / 8 * (frame - 66) / frame
+    payload = float(rate) * 1e9 / 8 * payload_share(open(path[:-5] + ".txt").read())
     reads = [p["bytes"] / p["step_s"] / payload for p in doc.get("model", {}).get("ring_probe", [])
              if p["bytes"] >= (256 << 10) and p.get("step_s")]
     if reads and not all(0.9 <= x <= 1.1 for x in reads):

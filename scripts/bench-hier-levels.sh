@@ -178,20 +178,14 @@ load_after="$(uptime)"
 # predict per size; the table.
 "$python" - "$out" "$bin" "$ranks" "$per" "$levels" "$rates" "$start" "$load_before" "$load_after" "$here" \
   <<'PY' | tee "$out/table.txt"
-import json, math, os, re, statistics, subprocess, sys
+import json, math, os, statistics, subprocess, sys
 out, bin_, ranks, per, levels, rates, start, load_before, load_after, here = sys.argv[1:]
 sys.path.insert(0, here)
-from tcp_ring import cpu_text
+from tcp_ring import cpu_text, payload_share
 ranks, per = int(ranks), int(per)
 sizes = [per] + [int(g) for g in levels.split(",")]
 gbits = [float(r) for r in rates.split(",")]
-# TCP's payload share of a frame (IPv4 and TCP headers with timestamps: 66 B
-# of it with the Ethernet header), the frame as the emulator's shaper line
-# names it (the veths' MTU + 14 B).
-coll_text = open(os.path.join(out, "coll.txt")).read()
-m = re.search(r"frames? of (\d+) B", coll_text)
-frame = int(m.group(1)) if m else 1514
-payload = (frame - 66) / frame
+payload = payload_share(open(os.path.join(out, "coll.txt")).read())
 # unit[l](r): the index of rank r's unit of level l (0: its node).
 span = [math.prod(sizes[: l + 1]) for l in range(len(sizes))]
 def level_of(a, b):

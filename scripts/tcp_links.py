@@ -56,20 +56,15 @@ def accept(host, port, count, who):
     return accepted
 
 
-def size_args(iters, warmup, ranks_per_node=False):
-    """The command line both take: --sizes B1,B2,... --iters --warmup --json
-    (and tcp_ring.py's --ranks-per-node K and --spin where asked)."""
-    ap = argparse.ArgumentParser()
+def size_args(iters, warmup, ap=None):
+    """The command line both take: --sizes B1,B2,... --iters --warmup --json,
+    parsed by ap (a caller's parser with its own options) or a new one."""
+    ap = ap or argparse.ArgumentParser()
     ap.add_argument("--sizes", required=True)
     ap.add_argument("--iters", type=int, default=iters)
     ap.add_argument("--warmup", type=int, default=warmup)
     ap.add_argument("--json")
-    if ranks_per_node:
-        ap.add_argument("--ranks-per-node", type=int, default=1)
-        ap.add_argument("--spin", action="store_true")
     args = ap.parse_args()
-    if ranks_per_node and args.ranks_per_node < 1:
-        ap.error("--ranks-per-node from 1")
     try:
         args.sizes = [int(s) for s in args.sizes.split(",")]
     except ValueError:

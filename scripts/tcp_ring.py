@@ -8,8 +8,8 @@ each rank in its own namespace at 10.213.0.<rank + 1>, or K consecutive
 ranks in their node's at 10.213.0.<rank / K + 1> with emulate-links.sh
 --ranks-per-node K and the same K here), the way scripts/tcp_pingpong.py
 is. Rank r opens one connection to rank r + 1 (mod N); the record names
-the transfers that cross a node's link. For each size, each transfer r -> r + 1 is timed alone (the other ranks
-idle), then all N at once, as in one step of a ring collective and in
+the transfers that cross a node's link. For each size, each transfer
+r -> r + 1 is timed alone (the other ranks idle), then all N at once, as in one step of a ring collective and in
 `shardroof link --pattern ring`. Rank 0 starts every iteration with a "go"
 line to every rank over a control connection; a receiver's time is from
 its "go" to its last byte. Sender and receiver block in the kernel (a
@@ -22,8 +22,10 @@ as busy as under MPI, and the links' packet path gets what MPI's ranks
 leave it. Rank 0 also reads the machine's CPU time (/proc/stat) over the
 all-at-once iterations.
 """
+import argparse
 import json
 import os
+import re
 import socket
 import statistics
 import sys
@@ -54,6 +56,22 @@ def cpu_jiffies():
     return {k: int(v) for k, v in zip(names, fields)}
 
 
+def payload_share(emulator_text):
+    """TCP's payload share of a frame (IPv4 and TCP headers with timestamps:
+    66 B of it with the Ethernet header), the frame as emulate-links.sh's
+    shaper line in emulator_text names it (1514 B where it names none)."""
+    m = re.search(r"frames? of (\d+) B", emulator_text)
+    frame = int(m.group(1)) if m else 1514
+    return (frame - 66) / frame
+
+
+def worst_across_nodes(record, payload_bytes_per_s):
+    """The transfer that crosses a node's link and is slowest all at once
+    against its wire time (its bytes at payload_bytes_per_s): (ratio, name)."""
+    return max(((e["all"][pair] * payload_bytes_per_s / e["bytes"], pair)
+                for e in record["sizes"] for pair in record["across_nodes"]), default=(0.0, ""))
+
+
 def cpu_text(share):
     """The machine's CPU shares as one line; None: too short to read."""
     if share is None:
@@ -72,7 +90,12 @@ def spin_while_alive():
 
 
 def main():
-    args = size_args(iters=3, warmup=1, ranks_per_node=True)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ranks-per-node", type=int, default=1)
+    ap.add_argument("--spin", action="store_true")
+    args = size_args(iters=3, warmup=1, ap=ap)
+    if args.ranks_per_node < 1:
+        ap.error("--ranks-per-node from 1")
     sizes = args.sizes
     per = args.ranks_per_node
     rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
