@@ -22,6 +22,18 @@
 #
 #   scripts/bench-overlap.sh --bin build/src/shardroof [--ranks "2 4"] [--rates "0.5 1"]
 #                            [--B 1024] [--iters 5] [--quick] [--before] [--out DIR]
+#                            [--queue 10ms] [--congestion cubic|kernel|NAME] [--tcp-put off|on]
+#
+# The links and the transport, as scripts/bench-coll-model.sh has them and
+# named on the table's shaper lines: --queue the longest wait in each shaped
+# queue (default 10ms), --congestion the ranks' TCP congestion control
+# (default cubic; `kernel`: the kernel's), --tcp-put Open MPI's TCP
+# transport with or without put (default off: with put, a ring whose pairs
+# exchange both ways on one connection ran 1.3-2x its model,
+# docs/emulation.md). Where the links cannot carry the rate on this machine
+# (the kernel's packet path beside the GEMMs), choose lower --rates: on a
+# 2-vCPU VM 0.1 Gbit/s with --B 512 gives the same step times as 0.5 Gbit/s
+# with --B 1024 at a fifth of the packets.
 #
 # --quick (the CTest `emulated_overlap`): B = F = 512, 3 iterations, two D
 # (half and twice the guessed D*), so the four configurations take about a
@@ -40,6 +52,9 @@ iters=5
 quick=0
 before=0
 out=""
+queue="10ms"
+congestion="cubic"
+tcp_put="off"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -50,10 +65,19 @@ while [[ $# -gt 0 ]]; do
     --quick) quick=1; shift ;;
     --before) before=1; shift ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "unknown argument: $1" >&2; sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --queue) queue="$2"; shift 2 ;;
+    --congestion) congestion="$2"; shift 2 ;;
+    --tcp-put) tcp_put="$2"; shift 2 ;;
+    *) echo "unknown argument: $1" >&2; sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 [[ -n "$bin" ]] || { echo "--bin: the shardroof executable" >&2; exit 2; }
+[[ "$queue" =~ ^[1-9][0-9]*ms$ ]] || { echo "--queue: a time in ms, e.g. 10ms, got '$queue'" >&2; exit 2; }
+[[ "$tcp_put" == on || "$tcp_put" == off ]] || { echo "--tcp-put: on or off, got '$tcp_put'" >&2; exit 2; }
+export SHARDROOF_EMULATE_TBF_LATENCY="$queue"
+[[ "$congestion" == kernel ]] && congestion=""
+export SHARDROOF_EMULATE_CONGESTION="$congestion"
+export SHARDROOF_EMULATE_TCP_PUT="$tcp_put"
 if [[ $quick == 1 ]]; then B=512; iters=3; fi
 out="${out:-$(mktemp -d /tmp/shardroof-bench-overlap.XXXXXX)}"
 mkdir -p "$out"
@@ -101,7 +125,7 @@ done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$python" - "$out" "$ranks_list" "$rates" "$started" "$load_before" "$load_after" "$command_line" "$B" "$iters" <<'PY' |
-import json, os, statistics, sys
+import json, os, re, statistics, sys
 out, ranks_list, rates, started, load_before, load_after, args, B, iters = sys.argv[1:10]
 def load(path):
     try:
@@ -219,6 +243,18 @@ print(f"bench-overlap: {started}; load average {load_before} before, {load_after
       f"scripts/bench-overlap.sh {args}".rstrip())
 print(f"  sweep --B {B} --F {B} --overlap 2,4,8 (and auto) --iters {iters} --warmup 1 over emulated links, float "
       "AllReduce; every point's plain step, its parts and each K's chunked step measured in the same rounds")
+# One line per distinct shaper at each rate (each run measures its own slack), with how many runs had it.
+for rate in rates.split():
+    shapers = {}
+    for path in sorted(os.listdir(out)):
+        if path.endswith(".txt") and f"-{rate}gbit-" in path and not path.endswith(".check.txt"):
+            for line in open(os.path.join(out, path), errors="replace"):
+                m = re.search(r"\(shaper: (.*)\)$", line.rstrip())
+                if m:
+                    text = re.sub(r"measured: a bulk transfer at [0-9.]* of the TCP payload rate", "measured", m.group(1))
+                    shapers[text] = shapers.get(text, 0) + 1
+    for text, count in shapers.items():
+        print(f"  shaper at {rate} Gbit/s ({count} runs): {text}")
 print(table(rows))
 print(f"predicted T_overlap within 10% of the interleaved measurement: {model_pass} of {model_n} chunked steps "
       f"within 4x of D* ({100 * model_pass / model_n:.0f}%; the goal: 80%)" if model_n else

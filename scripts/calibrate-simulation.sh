@@ -6,6 +6,7 @@
 #   sudo scripts/calibrate-simulation.sh [--bin build/src/shardroof] [--smpi-bin build-smpi/src/shardroof]
 #        [--rates "0.5 1"] [--iters 20] [--out DIR] [--write configs/simulation/calibration.toml]
 #        [--phases "measure fit validate"] [--quick]
+#        [--queue 10ms] [--congestion cubic|kernel|NAME] [--tcp-put off|on]
 #
 # Phases (all three by default; each reads what the one before left in --out):
 #  measure   over emulated links (root, network namespaces, tbf; the ordinary
@@ -28,13 +29,21 @@
 #            time per collective, implementation, size and placement;
 #            the goal is within 10% (reported, never blocking).
 #
+# The links and the transport as scripts/bench-coll-model.sh has them (the
+# emulator's and Open MPI's terms that neither the cost model nor SimGrid's
+# network model prices, docs/emulation.md): --queue the longest wait in each
+# shaped queue (default 10ms), --congestion the ranks' TCP congestion control
+# (default cubic; `kernel`: the kernel's), --tcp-put Open MPI's TCP transport
+# with or without put (default off). Choose --rates the links carry on this
+# machine beside 4 ranks (on a 2-vCPU VM 0.1 Gbit/s: docs/simulation.md).
+#
 # The emulated measurements need a quiet machine: run it alone. --quick
 # runs one rate, 5 iterations, one size (a check that the script works, not
 # a calibration). Exit status: 0 done, 1 a run failed, 2 usage, 77 cannot
 # emulate here (not root, no namespaces or tbf).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 # The command as the calibration file records it (without --out: a scratch folder).
 invocation="scripts/calibrate-simulation.sh"
 args=("$@")
@@ -50,6 +59,9 @@ out=""
 write="$repo/configs/simulation/calibration.toml"
 phases="measure fit validate"
 quick=0
+queue="10ms"
+congestion="cubic"
+tcp_put="off"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bin) bin="$2"; shift 2 ;;
@@ -60,10 +72,19 @@ while [[ $# -gt 0 ]]; do
     --write) write="$2"; shift 2 ;;
     --phases) phases="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --queue) queue="$2"; shift 2 ;;
+    --congestion) congestion="$2"; shift 2 ;;
+    --tcp-put) tcp_put="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
+[[ "$queue" =~ ^[1-9][0-9]*ms$ ]] || { echo "--queue: a time in ms, e.g. 10ms, got '$queue'" >&2; exit 2; }
+[[ "$tcp_put" == on || "$tcp_put" == off ]] || { echo "--tcp-put: on or off, got '$tcp_put'" >&2; exit 2; }
+export SHARDROOF_EMULATE_TBF_LATENCY="$queue"
+[[ "$congestion" == kernel ]] && congestion=""
+export SHARDROOF_EMULATE_CONGESTION="$congestion"
+export SHARDROOF_EMULATE_TCP_PUT="$tcp_put"
 sizes=(-b 256K -e 4M -f 4)
 if [[ $quick == 1 ]]; then
   rates="${rates%% *}"; iters=5; sizes=(-b 1M -e 1M)
