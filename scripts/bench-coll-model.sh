@@ -67,12 +67,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -n "$bin" ]] || { echo "--bin: the shardroof executable" >&2; exit 2; }
-[[ "$queue" =~ ^[1-9][0-9]*ms$ ]] || { echo "--queue: a time in ms, e.g. 10ms, got '$queue'" >&2; exit 2; }
-[[ "$tcp_put" == on || "$tcp_put" == off ]] || { echo "--tcp-put: on or off, got '$tcp_put'" >&2; exit 2; }
-export SHARDROOF_EMULATE_TBF_LATENCY="$queue"
-[[ "$congestion" == kernel ]] && congestion=""
-export SHARDROOF_EMULATE_CONGESTION="$congestion"
-export SHARDROOF_EMULATE_TCP_PUT="$tcp_put"
+. "$here/link_options.sh"
+export_link_options "$queue" "$congestion" "$tcp_put"
 out="${out:-$(mktemp -d /tmp/shardroof-bench-coll-model.XXXXXX)}"
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt

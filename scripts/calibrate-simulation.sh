@@ -79,12 +79,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
-[[ "$queue" =~ ^[1-9][0-9]*ms$ ]] || { echo "--queue: a time in ms, e.g. 10ms, got '$queue'" >&2; exit 2; }
-[[ "$tcp_put" == on || "$tcp_put" == off ]] || { echo "--tcp-put: on or off, got '$tcp_put'" >&2; exit 2; }
-export SHARDROOF_EMULATE_TBF_LATENCY="$queue"
-[[ "$congestion" == kernel ]] && congestion=""
-export SHARDROOF_EMULATE_CONGESTION="$congestion"
-export SHARDROOF_EMULATE_TCP_PUT="$tcp_put"
+. "$repo/scripts/link_options.sh"
+export_link_options "$queue" "$congestion" "$tcp_put"
 sizes=(-b 256K -e 4M -f 4)
 if [[ $quick == 1 ]]; then
   rates="${rates%% *}"; iters=5; sizes=(-b 1M -e 1M)
