@@ -28,9 +28,9 @@
 # named on the table's shaper lines: --queue the longest wait in each shaped
 # queue (default 10ms), --congestion the ranks' TCP congestion control
 # (default cubic; `kernel`: the kernel's), --tcp-put Open MPI's TCP
-# transport with or without put (default off: with put, a ring whose pairs
-# exchange both ways on one connection ran 1.3-2x its model,
-# docs/emulation.md). Where the links cannot carry the rate on this machine
+# transport with or without put (default off: with put, collectives whose
+# pairs exchange both ways on one connection took 1.3-2.0x their model on
+# 4 ranks, docs/emulation.md). Where the links cannot carry the rate on this machine
 # (the kernel's packet path beside the GEMMs), choose lower --rates: on a
 # 2-vCPU VM 0.1 Gbit/s with --B 512 gives the same step times as 0.5 Gbit/s
 # with --B 1024 at a fifth of the packets.
