@@ -183,13 +183,7 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# PASS when out of place and in place both lie in 0.85-1.15."
   echo "# $started, $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')),"
   echo "# load average $load_before before, $load_after after; iterations $iters per size, one pass."
-  for rate in $rates; do
-    # One line per distinct shaper (each run measures its own slack, and the
-    # packets it is given may differ by layout), with how many runs had it.
-    sed -n 's/.*(shaper: \(.*\))$/\1/p' "$out"/r"${rate}"-*.txt 2>/dev/null \
-      | sed 's/measured: a bulk transfer at [0-9.]* of the TCP payload rate/measured/' | sort | uniq -c \
-      | sed "s/^ *\([0-9]*\) /# shaper at $rate Gbit\/s (\1 runs): /"
-  done
+  for rate in $rates; do shaper_lines "# " "$rate" "$out"/r"${rate}"-*.txt; done
   "$python" - "$out" "$here" <<'EOF'
 import glob, json, os, sys
 

@@ -119,10 +119,12 @@ PY
   done
 done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+shapers="$(for rate in $rates; do shaper_lines "  " "$rate" "$out"/n*-"${rate}"gbit-*.txt; done)"
 
-"$python" - "$out" "$ranks_list" "$rates" "$started" "$load_before" "$load_after" "$command_line" "$B" "$iters" <<'PY' |
-import json, os, re, statistics, sys
-out, ranks_list, rates, started, load_before, load_after, args, B, iters = sys.argv[1:10]
+"$python" - "$out" "$ranks_list" "$rates" "$started" "$load_before" "$load_after" "$command_line" "$B" "$iters" \
+  "$shapers" <<'PY' |
+import json, os, statistics, sys
+out, ranks_list, rates, started, load_before, load_after, args, B, iters, shapers = sys.argv[1:11]
 def load(path):
     try:
         return json.load(open(path))
@@ -239,18 +241,8 @@ print(f"bench-overlap: {started}; load average {load_before} before, {load_after
       f"scripts/bench-overlap.sh {args}".rstrip())
 print(f"  sweep --B {B} --F {B} --overlap 2,4,8 (and auto) --iters {iters} --warmup 1 over emulated links, float "
       "AllReduce; every point's plain step, its parts and each K's chunked step measured in the same rounds")
-# One line per distinct shaper at each rate (each run measures its own slack), with how many runs had it.
-for rate in rates.split():
-    shapers = {}
-    for path in sorted(os.listdir(out)):
-        if path.endswith(".txt") and f"-{rate}gbit-" in path and not path.endswith(".check.txt"):
-            for line in open(os.path.join(out, path), errors="replace"):
-                m = re.search(r"\(shaper: (.*)\)$", line.rstrip())
-                if m:
-                    text = re.sub(r"measured: a bulk transfer at [0-9.]* of the TCP payload rate", "measured", m.group(1))
-                    shapers[text] = shapers.get(text, 0) + 1
-    for text, count in shapers.items():
-        print(f"  shaper at {rate} Gbit/s ({count} runs): {text}")
+if shapers:
+    print(shapers)
 print(table(rows))
 print(f"predicted T_overlap within 10% of the interleaved measurement: {model_pass} of {model_n} chunked steps "
       f"within 4x of D* ({100 * model_pass / model_n:.0f}%; the goal: 80%)" if model_n else

@@ -16,3 +16,16 @@ export_link_options() {
   export SHARDROOF_EMULATE_CONGESTION="$congestion"
   export SHARDROOF_EMULATE_TCP_PUT="$tcp_put"
 }
+
+#   shaper_lines PREFIX RATE CONSOLE...
+# One line per distinct shaper that emulate-links.sh named in the consoles
+# of the runs at RATE (each run measures its own slack, and the packets it
+# is given may differ by layout), with how many runs had it, each line
+# starting with PREFIX; nothing where no console names one.
+shaper_lines() {
+  local prefix="$1" rate="$2"
+  shift 2
+  { sed -n 's/.*(shaper: \(.*\))$/\1/p' "$@" 2>/dev/null || true; } \
+    | sed 's/measured: a bulk transfer at [0-9.]* of the TCP payload rate/measured/' | sort | uniq -c \
+    | sed "s/^ *\([0-9]*\) /${prefix}shaper at $rate Gbit\/s (\1 runs): /"
+}

@@ -9,8 +9,8 @@ ranks in their node's at 10.213.0.<rank / K + 1> with emulate-links.sh
 --ranks-per-node K and the same K here), the way scripts/tcp_pingpong.py
 is. Rank r opens one connection to rank r + 1 (mod N); the record names
 the transfers that cross a node's link. For each size, each transfer
-r -> r + 1 is timed alone (the other ranks idle), then all N at once, as in one step of a ring collective and in
-`shardroof link --pattern ring`. Rank 0 starts every iteration with a "go"
+r -> r + 1 is timed alone (the other ranks idle), then all N at once, as
+in one step of a ring collective and in `shardroof link --pattern ring`. Rank 0 starts every iteration with a "go"
 line to every rank over a control connection; a receiver's time is from
 its "go" to its last byte. Sender and receiver block in the kernel (a
 thread per direction, blocking sockets), so no rank spins: what the
