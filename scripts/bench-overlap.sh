@@ -7,7 +7,8 @@
 # T_overlap and the prediction's inputs come from one state of the
 # machine. The table gives, per point and K, T_overlap measured beside the
 # model's prediction (PASS within 10%), the transport's CPU share and the
-# slowdown the prediction takes from it beside the measured interference,
+# GEMM's slowdown the prediction takes from it, the chunks' collectives'
+# slowdown beside busy cores, and the measured interference beside them,
 # the share of the hideable time (T_step - max(T_math, T_comm)) the
 # chunked step hid beside the predicted share (PASS within 10 points), and auto's K against
 # the best K measured (K = 1, the plain step, included; PASS within 5%),
@@ -135,7 +136,7 @@ def verdicts(doc):
     o = (doc.get("stability") or {}).get("overlap") or {}
     return [(o.get(k) or {}).get("verdict", "-") for k in ("t_step", "t_overlap")]
 rows = [["N", "Gbit/s", "D", "D/D*", "K", "growth", "T_step ms", "T_overlap ms", "predicted ms", "err", "<=10%",
-         "pure err", "cpu", "x cpu", "x meas", "hid", "hid pred", "<=10pt", "ideal", "link", "most lost to"]]
+         "pure err", "cpu", "x cpu", "x busy", "x meas", "hid", "hid pred", "<=10pt", "ideal", "link", "most lost to"]]
 auto_rows = [["N", "Gbit/s", "D", "D/D*", "auto K", "T(auto K) ms", "best K", "T(best) ms", "auto/best",
               "<=5%"]]
 stab_rows = [["N", "Gbit/s", "run", "plain steps", "chunked steps"]]
@@ -153,7 +154,7 @@ for n in ranks_list.split():
         auto = load(os.path.join(out, f"n{n}-{rate}gbit-auto.json"))
         before = load(os.path.join(out, f"n{n}-{rate}gbit-before.json"))
         if lst is None:
-            rows.append([n, rate, "no record"] + ["-"] * 18)
+            rows.append([n, rate, "no record"] + ["-"] * 19)
             continue
         for mode, doc in (("list", lst), ("auto", auto), ("before", before)):
             if doc is not None:
@@ -197,6 +198,8 @@ for n in ranks_list.split():
                              f"{100 * err:+.1f}%", verdict, f"{100 * m['model_error']:+.1f}%",
                              f"{cpu['cores']:.2f}" if cpu else "-",
                              f"{m['interference']['gemm_slowdown']:.2f}",
+                             f"{m['interference']['comm_slowdown']:.2f}"
+                             if m.get("comm_slowdown_source") == "busy cores" else "-",
                              f"{mi['gemm_slowdown']:.2f}/{mi['comm_slowdown']:.2f}" if mi else "-",
                              "-" if hid is None else f"{100 * hid:.0f}%",
                              "-" if hid_pred is None else f"{100 * hid_pred:.0f}%", hid_verdict,
@@ -266,10 +269,12 @@ print(table(auto_rows))
 print(f"auto's K within 5% of the best measured K (K = 1 included): {auto_pass} of {auto_n} points within 4x of D*")
 print("stability of the plain and the chunked steps over each run (each over its point's median):")
 print(table(stab_rows))
-print("predicted: the pipeline of each chunk's GEMM and collective timed alone, both slowed where they overlap by "
-      "x cpu, all from the same rounds as the step; cpu: the cores per rank the chunks' collectives kept busy while "
+print("predicted: the pipeline of each chunk's GEMM timed alone, slowed by x cpu where it runs beside a "
+      "collective, and each chunk's collective timed beside busy cores while GEMMs run and alone after them, all "
+      "from the same rounds as the step; cpu: the cores per rank the chunks' collectives kept busy while "
       "they ran alone (the node's CPU time less idle and steal, over its ranks; the largest over ranks); x cpu: the "
-      "slowdown that share gives, used / (used - lost) (docs/overlap.md); x meas: the GEMM's and the collective's "
+      "GEMM's slowdown that share gives, used / (used - lost) (docs/overlap.md); x busy: the chunks' collectives "
+      "beside busy cores (every rank's GEMM threads spinning) over the same alone; x meas: the GEMM's and the collective's "
       "slowdown measured on the unchunked step run together, the check (not an input); pure err: the link model's "
       "pipeline (the probe's W, alpha, g) without interference; hid: (T_step - T_overlap) / (T_step - max(T_math, "
       "T_comm)), hid pred the same for the prediction; ideal: the same for the pipeline of these chunks cut from "

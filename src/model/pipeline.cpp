@@ -69,6 +69,35 @@ double pipeline_time(const std::vector<double>& gemm, const std::vector<double>&
   return pipeline_time(g, c);
 }
 
+double pipeline_time_beside(const std::vector<double>& gemm, const std::vector<double>& comm_alone,
+                            const std::vector<double>& comm_busy, double gemm_slowdown) {
+  if (gemm.size() != comm_alone.size() || gemm.size() != comm_busy.size())
+    throw std::invalid_argument("pipeline_time_beside: as many GEMMs as collectives, alone and beside busy cores");
+  std::vector<double> g = gemm;
+  for (std::size_t k = 1; k < g.size(); ++k) g[k] += (gemm_slowdown - 1) * std::min(gemm[k], comm_alone[k - 1]);
+  const double gemms_end = sum(g);
+  double gemm_end = 0, comm_end = 0;
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    gemm_end += g[k];
+    const double start = std::max(gemm_end, comm_end);
+    const double alone = comm_alone[k];
+    const double busy = std::max(comm_busy[k], alone);
+    const double window = std::max(0.0, gemms_end - start);
+    comm_end = start + (busy <= window ? busy : window + (1 - window / busy) * alone);
+  }
+  return comm_end;
+}
+
+double busy_slowdown(const std::vector<double>& comm_alone, const std::vector<double>& comm_busy) {
+  if (comm_alone.size() != comm_busy.size()) throw std::invalid_argument("busy_slowdown: one time of each per chunk");
+  double alone = 0, busy = 0;
+  for (std::size_t k = 0; k < comm_alone.size(); ++k) {
+    alone += comm_alone[k];
+    busy += std::max(comm_busy[k], comm_alone[k]);
+  }
+  return alone > 0 ? busy / alone : 1.0;
+}
+
 double collective_latency(const Shape& shape, const Ceilings& c) {
   if (shape.ranks <= 1) return 0;
   const double steps = shape.collective == Collective::AllReduce ? 2.0 * (shape.ranks - 1) : shape.ranks - 1.0;
@@ -111,7 +140,9 @@ PipelinePrediction predict_pipeline(const PipelineInputs& in) {
   const bool timed = in.comm_alone.size() == K;
   const std::vector<double>& collectives = timed ? in.comm_alone : comm_latency;
   p.chunk_collectives = timed ? pipeline_time(in.gemm, in.comm_alone) - latency : 0;
-  p.t_predicted = pipeline_time(in.gemm, collectives, in.interference);
+  p.t_predicted = timed && in.comm_busy.size() == K
+                      ? pipeline_time_beside(in.gemm, in.comm_alone, in.comm_busy, in.interference.gemm)
+                      : pipeline_time(in.gemm, collectives, in.interference);
   p.interference = p.t_predicted - latency - p.chunk_collectives;
   return p;
 }

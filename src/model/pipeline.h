@@ -93,6 +93,24 @@ Interference cpu_interference(const CpuShare& cpu);
 // the next chunk's GEMM.
 double pipeline_time(const std::vector<double>& gemm, const std::vector<double>& comm, const Interference& s);
 
+// The pipeline with each GEMM slowed by `gemm_slowdown` for the part of it
+// beside the previous chunk's collective (as above), and each collective
+// timed twice: beside busy cores (`comm_busy`: the GEMMs' threads holding
+// them) for the part of it that runs while GEMMs still run, alone after
+// the last GEMM ends. Collective k starts at s_k = max(gemm_end(k),
+// comm_end(k-1)); with the window w = max(0, gemm_end(K) - s_k), b its
+// time beside busy cores and a alone,
+//   c_k = b                      if b <= w
+//       = w + (1 - w/b) * a      otherwise (the share left, at a's pace).
+// A collective is never faster beside busy cores than alone: b below a
+// (noise) counts as a. With b = a it is pipeline_time(gemm, comm, {gs, 1}).
+double pipeline_time_beside(const std::vector<double>& gemm, const std::vector<double>& comm_alone,
+                            const std::vector<double>& comm_busy, double gemm_slowdown);
+
+// The collectives' slowdown beside busy cores over all chunks (1: none):
+// sum of max(b, a) over sum of a.
+double busy_slowdown(const std::vector<double>& comm_alone, const std::vector<double>& comm_busy);
+
 // What the model needs of one chunked step. Times in seconds.
 struct PipelineInputs {
   double t_math = 0;                // the unchunked GEMM
@@ -102,6 +120,9 @@ struct PipelineInputs {
   // Each chunk's collective timed alone, at its own size (empty: its share
   // of the measured T_comm with the latency paid again stands in).
   std::vector<double> comm_alone;
+  // Each chunk's collective timed beside busy cores (empty: the
+  // interference's collective slowdown stands in). Used with comm_alone.
+  std::vector<double> comm_busy;
   std::vector<double> elements;     // each chunk's collective, in elements (their sum: B*F)
   double latency_s = 0;             // collective_latency of the link model
   Interference interference;        // measured on the unchunked step (1, 1: none known)
@@ -123,7 +144,9 @@ struct PipelinePrediction {
   // alone at their own shapes (without comm_alone: the collective's share
   // of the measured T_comm with the latency paid again), slowed where they
   // overlap by the interference (on the CPU: cpu_interference of the
-  // transport's CPU share). Its inputs come from the same rounds as the
+  // transport's CPU share); with comm_busy, each collective as it ran
+  // beside busy cores while GEMMs run (pipeline_time_beside) instead of the
+  // interference's collective slowdown. Its inputs come from the same rounds as the
   // step it predicts (sweep/overlap_runner.cpp), so the link is taken as it
   // ran there, not as the probe measured it; t_model (the link model's
   // collectives) stays beside it as the pure model.

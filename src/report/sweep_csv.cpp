@@ -19,7 +19,7 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
     out += ",t_overlap_median_s,t_overlap_min_s,t_overlap_max_s,overlap_efficiency,overlap_check,overlap_chunks,"
            "t_overlap_predicted_s,overlap_predicted_error,t_overlap_model_s,t_overlap_ideal_s,overlap_model_error,pipeline_efficiency,thinner_gemms_s,"
            "chunk_latency_s,link_model_s,collectives_alone_s,gemm_interference_s,comm_interference_s,hand_over_s,"
-           "other_s,transport_cpu_cores,gemm_slowdown_applied,gemm_slowdown_measured,hidden_share,"
+           "other_s,transport_cpu_cores,gemm_slowdown_applied,gemm_slowdown_measured,comm_slowdown_applied,hidden_share,"
            "hidden_share_predicted,overlap_limit";
   if (plan.prefetch.enabled)
     out += ",t_serial_median_s,t_prefetch_median_s,t_prefetch_min_s,t_prefetch_max_s,t_prefetch_predicted_s,"
@@ -60,14 +60,14 @@ std::string sweep_csv(const std::vector<sweep::PointRecord>& points, const sweep
                            opt(r.stamped, r.gap.other));
         const auto first = [](const auto& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
         const sweep::OverlapRun& run = p.overlap_runs.front();
-        out += fmt::format(",{},{:.6g},{},{},{},{}",
+        out += fmt::format(",{},{:.6g},{},{:.6g},{},{},{}",
                            run.transport_cpu ? fmt::format("{:.6g}", run.transport_cpu->cores()) : std::string(),
                            r.interference.gemm,
                            r.measured_interference ? fmt::format("{:.6g}", r.measured_interference->gemm)
                                                    : std::string(),
-                           first(r.hidden), first(r.hidden_predicted), r.limit);
+                           r.interference.comm, first(r.hidden), first(r.hidden_predicted), r.limit);
       } else {
-        out += ",,,,,,,,,,,,,,,,,,,,";
+        out += ",,,,,,,,,,,,,,,,,,,,,";
       }
     }
     if (plan.prefetch.enabled) {

@@ -211,6 +211,7 @@ nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::Point
                           {"elements", r.elements},
                           {"gemm_alone_s", r.gemm_alone_s},
                           {"comm_alone_s", r.comm_alone_s},
+                          {"comm_busy_s", r.comm_busy_s},
                           {"gemm_in_step_s", r.gemm_in_step_s},
                           {"comm_in_step_s", r.comm_in_step_s},
                           {"stamped_step_s", r.stamped_step_s}};
@@ -231,6 +232,7 @@ nlohmann::json overlap_runs_json(const sweep::PointRecord& p, const sweep::Point
                       {"chunk_collectives_s", a.model.chunk_collectives},
                       {"interference", {{"gemm_slowdown", a.interference.gemm}, {"comm_slowdown", a.interference.comm}}},
                       {"interference_source", a.interference_source},
+                      {"comm_slowdown_source", a.comm_source},
                       {"measured_interference",
                        a.measured_interference
                            ? nlohmann::json{{"gemm_slowdown", a.measured_interference->gemm},

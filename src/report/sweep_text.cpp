@@ -41,10 +41,13 @@ std::string overlap_run(const sweep::OverlapRun& run, const sweep::OverlapRunAna
   const char* source = a.interference_source == "cpu"        ? "from the transport's CPU"
                        : a.interference_source == "measured" ? "from the unchunked step run together"
                                                              : "none known";
+  const std::string comm_source =
+      a.comm_source == "busy cores" ? " (the collectives timed beside busy cores, chunk by chunk)" : "";
   out += fmt::format("; model - ideal: thinner GEMMs {}, chunk latency {}, link model {}; predicted - ideal adds "
-                     "the chunks' collectives alone {} and the interference x{:.2f} GEMM, x{:.2f} collective ({}) {}",
+                     "the chunks' collectives alone {} and the interference x{:.2f} GEMM ({}), x{:.2f} "
+                     "collective{} {}",
                      m(p.thinner_gemms), m(p.chunk_latency), m(p.link_model), m(p.chunk_collectives),
-                     a.interference.gemm, a.interference.comm, source, m(p.interference));
+                     a.interference.gemm, source, a.interference.comm, comm_source, m(p.interference));
   if (run.transport_cpu) {
     const sweep::TransportCpu& t = *run.transport_cpu;
     out += fmt::format("; transport CPU alone {:.2f} cores per rank (its thread {:.2f}, process {:.2f}", t.cores(),

@@ -207,6 +207,11 @@ void ChunkWorker::wait() {
   if (error_) std::rethrow_exception(error_);
 }
 
+bool ChunkWorker::finished() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_ == submitted_;
+}
+
 void ChunkWorker::loop(const std::function<void()>& enter) {
   std::exception_ptr failed;
   try {

@@ -106,6 +106,10 @@ class ChunkWorker {
   // starts again at chunk 0. Rethrows the thread's error: after one, the
   // thread reduces nothing more and every wait() rethrows it.
   void wait();
+  // True once every chunk handed over has been reduced (or dropped after an
+  // error): polls without blocking, for a caller that keeps its core busy
+  // meanwhile.
+  bool finished();
 
  private:
   void loop(const std::function<void()>& enter);

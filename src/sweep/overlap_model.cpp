@@ -122,13 +122,20 @@ OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::opt
     a.interference_source = "measured";
   }
   a.interference = in.interference;
+  a.comm_source = a.interference_source;
   const std::size_t K = run.elements.size();
   if (in.gemm.size() != K) return a;  // a record without the per-chunk times
   if (run.comm_alone_s.size() == K) in.comm_alone = run.comm_alone_s;
+  if (in.comm_alone.size() == K && run.comm_busy_s.size() == K) {
+    in.comm_busy = run.comm_busy_s;
+    a.interference.comm = model::busy_slowdown(in.comm_alone, in.comm_busy);
+    a.comm_source = "busy cores";
+  }
   a.model = model::predict_pipeline(in);
   if (a.measured_interference) {
     model::PipelineInputs checked = in;
     checked.interference = *a.measured_interference;
+    checked.comm_busy.clear();  // both of the measured slowdowns, as one factor each
     a.t_predicted_measured = model::predict_pipeline(checked).t_predicted;
   }
   a.hidden = hidden_share(p, run.t_overlap.median);

@@ -68,6 +68,12 @@ struct OverlapRunAnalysis {
   // GEMM and collective run together ("measured"), or none ("none").
   model::Interference interference;
   std::string interference_source = "none";
+  // Where the collectives' slowdown comes from: "busy cores" where the
+  // rounds timed each chunk's collective beside busy cores (the prediction
+  // takes them chunk by chunk, model::pipeline_time_beside, and
+  // interference.comm is their model::busy_slowdown, shown, not applied
+  // as one factor); else interference_source.
+  std::string comm_source = "none";
   // The check: the interference measured on the unchunked step run
   // together, and the prediction with it instead.
   std::optional<model::Interference> measured_interference;

@@ -9,16 +9,19 @@
 // order (timing/timing.h, TurnOrder::Balanced: each first equally often,
 // each after every other equally often), so a change of the machine's state
 // reaches them all alike: the prediction's inputs (T_math, T_comm, each
-// chunk's GEMM and collective alone, the interference) and the steps it
+// chunk's GEMM and collective alone, each chunk's collective beside busy
+// cores, the interference) and the steps it
 // predicts come from the same rounds.
 #include <fmt/format.h>
 
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "collectives/blocks.h"
@@ -132,12 +135,33 @@ struct ChunkedStep {
   std::vector<model::ChunkSpans> scratch;
   std::size_t calls = 0;
   model::ChunkSpans* spans = nullptr;
-  SlotRing gemm_alone, comm_alone;
+  SlotRing gemm_alone, comm_alone, comm_busy;
   SlotRing cpu_alone;  // the CPU of each alone-run of the collectives (transport_cpu_of)
   std::unique_ptr<ChunkWorker> thread;
+  // On the CPU: the thread that runs the chunks' collectives beside busy
+  // cores, and the row it writes.
+  std::unique_ptr<ChunkWorker> busy_thread;
+  std::vector<double>* busy_row = nullptr;
   ChunkedStep(std::size_t slots, std::size_t K)
-      : scratch(K), gemm_alone(slots, K), comm_alone(slots, K), cpu_alone(slots, 5) {}
+      : scratch(K), gemm_alone(slots, K), comm_alone(slots, K), comm_busy(slots, K), cpu_alone(slots, 5) {}
 };
+
+// Keeps the calling thread and `threads` - 1 more spinning until `worker`
+// has run everything handed to it: the cores a GEMM of that many threads
+// holds, as the scheduler sees them (never idle, never yielding), without
+// its arithmetic or memory traffic.
+void spin_until_finished(ChunkWorker& worker, int threads) {
+  std::atomic<bool> done{false};
+  std::vector<std::jthread> more;
+  for (int i = 1; i < threads; ++i)
+    more.emplace_back([&done] {
+      while (!done.load(std::memory_order_acquire)) {
+      }
+    });
+  while (!worker.finished()) {
+  }
+  done.store(true, std::memory_order_release);
+}
 
 }  // namespace
 
@@ -270,6 +294,20 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
                                                }
                                                st->spans[k].comm_end = c.aligned.now();
                                              });
+    if (cpu)
+      s.busy_thread = std::make_unique<ChunkWorker>(
+          [&] { backend_.enter_thread(); },
+          [&, st = &s](std::size_t k) {
+            // On the second buffers: the spinning cores write nothing, but
+            // the runs stay off the buffers the step and its check use.
+            const Chunk& ch = st->chunks[k];
+            const double t0 = coll::Tracer::now();
+            st->collective->run(static_cast<std::byte*>(other_in->data()) + ch.send * es,
+                                static_cast<std::byte*>(other_out->data()) + ch.recv * es, ch.count, plan_.type,
+                                coll::ReduceOp::Sum);
+            mem.synchronize();
+            (*st->busy_row)[k] = coll::Tracer::now() - t0;
+          });
     steps.push_back(std::move(st));
   }
   const auto overlapped_step = [&](ChunkedStep& s) {
@@ -360,6 +398,22 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
       }
     });
     regions.emplace_back();
+    // Each chunk's collective beside busy cores: on the communication
+    // thread, as in the step, while every rank's GEMM threads spin. A busy
+    // core delays what the collective needs the CPU for at each of its
+    // steps (the rank's wake-up, the kernel's packet path): on a 2-vCPU VM
+    // a 4 KiB 2-rank ring AllReduce took 8 ms beside spinning cores and
+    // 0.33 ms alone (docs/overlap.md). The alone-runs cannot show that, and
+    // the step's own stamps would make the prediction read its answer.
+    if (cpu) {
+      ops.push_back([&, s](int) {
+        s->busy_row = &s->comm_busy.next();
+        for (std::size_t k = 0; k < s->chunks.size(); ++k) s->busy_thread->submit(k);
+        spin_until_finished(*s->busy_thread, plan_.threads);
+        s->busy_thread->wait();
+      });
+      regions.emplace_back();
+    }
   }
   std::vector<IterationFn> prepares;
   for (std::size_t k = 0; k < ops.size(); ++k)
@@ -388,12 +442,14 @@ void SweepRunner::measure_overlapped(const PointContext& c, PointRecord& rec) {
     ChunkedStep& s = *st;
     const std::size_t K = s.chunks.size();
     s.run.t_overlap = std::move(t[next]);
-    next += 3;
+    next += cpu ? 4 : 3;
     s.run.gemm_alone_s = median_of_slowest(comm_, s.gemm_alone.rows, s.gemm_alone.filled(), K);
     s.run.comm_alone_s = median_of_slowest(comm_, s.comm_alone.rows, s.comm_alone.filled(), K);
     summarize_stamps(s.stamps, std::min(s.calls, s.stamps.size()), s.run);
-    if (cpu)
+    if (cpu) {
+      s.run.comm_busy_s = median_of_slowest(comm_, s.comm_busy.rows, s.comm_busy.filled(), K);
       s.run.transport_cpu = transport_cpu_of(comm_, s.cpu_alone.rows, s.cpu_alone.filled(), node_cpus, plan_.threads);
+    }
   }
 
   // Checked outside the rounds: the plain step once more, then each chunked

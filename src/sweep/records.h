@@ -64,6 +64,10 @@ struct OverlapRun {
   std::vector<double> elements;        // each chunk's collective, in elements over all ranks
   std::vector<double> gemm_alone_s;    // each chunk's GEMM timed alone
   std::vector<double> comm_alone_s;    // each chunk's collective timed alone
+  // On the CPU: each chunk's collective timed beside busy cores (the GEMM's
+  // threads spinning on every rank, the collective on the communication
+  // thread with the step's waits), one after the other.
+  std::vector<double> comm_busy_s;
   std::vector<double> gemm_in_step_s;  // each chunk's GEMM inside the overlapped step
   std::vector<double> comm_in_step_s;  // each chunk's collective inside it (after its GEMM was ready)
   double stamped_step_s = 0;           // first GEMM's start to last collective's end

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "model/pipeline.h"
 
@@ -206,6 +207,41 @@ TEST(Pipeline, PredictionFromTheChunksTimedAlone) {
   // Without them the shares stand in.
   in.comm_alone.clear();
   EXPECT_DOUBLE_EQ(predict_pipeline(in).chunk_collectives, 0);
+}
+
+TEST(Pipeline, CollectivesBesideBusyCoresWhileGemmsRun) {
+  // GEMMs 2 and 2 end at 4. Chunk 1's collective starts at 2 with 2 of
+  // GEMMs left beside it: beside busy cores it needs 3, so two thirds of
+  // it run there and the last third at its pace alone (1/3 of 1):
+  // 2 + 2 + 1/3. Chunk 2's starts after every GEMM: alone, 1.
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, 1), 4 + 1.0 / 3 + 1, 1e-12);
+  // Within its window it takes its busy time whole: 2 + 1.5, then 1.
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {1.5, 1.5}, 1), 5, 1e-12);
+  // Never faster than alone; with busy = alone it is the pipeline with the
+  // GEMMs' slowdown alone.
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {0.5, 0.5}, 1), pipeline_time({2, 2}, {1, 1}), 1e-12);
+  EXPECT_NEAR(pipeline_time_beside({1, 3, 2}, {4, 2, 1}, {4, 2, 1}, 1.5),
+              pipeline_time({1, 3, 2}, {4, 2, 1}, Interference{1.5, 1}), 1e-12);
+  EXPECT_THROW(pipeline_time_beside({1, 2}, {1, 2}, {1}, 1), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(busy_slowdown({1, 1}, {3, 0.5}), 2);
+  EXPECT_DOUBLE_EQ(busy_slowdown({}, {}), 1);
+
+  // In the prediction they replace the interference's collective slowdown;
+  // the parts still add up, and the interference part stays >= 0.
+  PipelineInputs in;
+  in.t_math = 4;
+  in.t_comm = 2;
+  in.gemm = {2, 2};
+  in.comm = {1, 1};
+  in.elements = {1, 1};
+  in.comm_alone = {1, 1};
+  in.comm_busy = {3, 3};
+  in.interference = {1.5, 7};  // the collective's 7 is not applied
+  const PipelinePrediction p = predict_pipeline(in);
+  EXPECT_NEAR(p.t_predicted, pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, 1.5), 1e-12);
+  EXPECT_GT(p.interference, 0);
+  EXPECT_NEAR(p.t_ideal + p.thinner_gemms + p.chunk_latency + p.chunk_collectives + p.interference, p.t_predicted,
+              1e-12);
 }
 
 TEST(Pipeline, DurationsFromSpans) {
