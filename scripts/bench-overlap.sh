@@ -6,9 +6,9 @@
 # chunked step in the same rounds (interleaved), so the table's T_step,
 # T_overlap and the prediction's inputs come from one state of the
 # machine. The table gives, per point and K, T_overlap measured beside the
-# model's prediction (PASS within 10%), the transport's CPU share and the
-# GEMM's slowdown the prediction takes from it, the chunks' collectives'
-# slowdown beside busy cores, and the measured interference beside them,
+# model's prediction (PASS within 10%), the transport's CPU share, the
+# chunks' collectives' slowdown beside busy cores and the GEMM's slowdown
+# the prediction takes from both, with the measured interference beside them,
 # the share of the hideable time (T_step - max(T_math, T_comm)) the
 # chunked step hid beside the predicted share (PASS within 10 points), and auto's K against
 # the best K measured (K = 1, the plain step, included; PASS within 5%),
@@ -269,12 +269,13 @@ print(table(auto_rows))
 print(f"auto's K within 5% of the best measured K (K = 1 included): {auto_pass} of {auto_n} points within 4x of D*")
 print("stability of the plain and the chunked steps over each run (each over its point's median):")
 print(table(stab_rows))
-print("predicted: the pipeline of each chunk's GEMM timed alone, slowed by x cpu where it runs beside a "
-      "collective, and each chunk's collective timed beside busy cores while GEMMs run and alone after them, all "
-      "from the same rounds as the step; cpu: the cores per rank the chunks' collectives kept busy while "
-      "they ran alone (the node's CPU time less idle and steal, over its ranks; the largest over ranks); x cpu: the "
-      "GEMM's slowdown that share gives, used / (used - lost) (docs/overlap.md); x busy: the chunks' collectives "
-      "beside busy cores (every rank's GEMM threads spinning) over the same alone; x meas: the GEMM's and the collective's "
+print("predicted: the pipeline of each chunk's GEMM timed alone, slowed where it runs beside a collective, and "
+      "each chunk's collective timed beside busy cores while GEMMs run and alone after them, all from the same "
+      "rounds as the step; cpu: the cores per rank the chunks' collectives kept busy while "
+      "they ran alone (the node's CPU time less idle and steal, over its ranks; the largest over ranks); x busy: "
+      "the chunks' collectives beside busy cores (every rank's GEMM threads spinning) over the same alone; x cpu: "
+      "the GEMM's slowdown, used / (used - lost) with the transport holding cpu / x busy of the cores (its CPU "
+      "work alone spread over its time beside busy cores; per chunk in the prediction, docs/overlap.md); x meas: the GEMM's and the collective's "
       "slowdown measured on the unchunked step run together, the check (not an input); pure err: the link model's "
       "pipeline (the probe's W, alpha, g) without interference; hid: (T_step - T_overlap) / (T_step - max(T_math, "
       "T_comm)), hid pred the same for the prediction; ideal: the same for the pipeline of these chunks cut from "

@@ -69,12 +69,19 @@ double pipeline_time(const std::vector<double>& gemm, const std::vector<double>&
   return pipeline_time(g, c);
 }
 
+Interference cpu_interference_beside(CpuShare cpu, double alone, double busy) {
+  if (busy > alone && alone >= 0) cpu.transport_cores *= alone / busy;
+  return cpu_interference(cpu);
+}
+
 double pipeline_time_beside(const std::vector<double>& gemm, const std::vector<double>& comm_alone,
-                            const std::vector<double>& comm_busy, double gemm_slowdown) {
-  if (gemm.size() != comm_alone.size() || gemm.size() != comm_busy.size())
-    throw std::invalid_argument("pipeline_time_beside: as many GEMMs as collectives, alone and beside busy cores");
+                            const std::vector<double>& comm_busy, const std::vector<double>& gemm_slowdown) {
+  if (gemm.size() != comm_alone.size() || gemm.size() != comm_busy.size() || gemm.size() != gemm_slowdown.size())
+    throw std::invalid_argument(
+        "pipeline_time_beside: as many GEMMs as collectives, alone and beside busy cores, and slowdowns");
   std::vector<double> g = gemm;
-  for (std::size_t k = 1; k < g.size(); ++k) g[k] += (gemm_slowdown - 1) * std::min(gemm[k], comm_alone[k - 1]);
+  for (std::size_t k = 1; k < g.size(); ++k)
+    g[k] += (gemm_slowdown[k - 1] - 1) * std::min(gemm[k], std::max(comm_busy[k - 1], comm_alone[k - 1]));
   const double gemms_end = sum(g);
   double gemm_end = 0, comm_end = 0;
   for (std::size_t k = 0; k < g.size(); ++k) {
@@ -141,7 +148,9 @@ PipelinePrediction predict_pipeline(const PipelineInputs& in) {
   const std::vector<double>& collectives = timed ? in.comm_alone : comm_latency;
   p.chunk_collectives = timed ? pipeline_time(in.gemm, in.comm_alone) - latency : 0;
   p.t_predicted = timed && in.comm_busy.size() == K
-                      ? pipeline_time_beside(in.gemm, in.comm_alone, in.comm_busy, in.interference.gemm)
+                      ? pipeline_time_beside(in.gemm, in.comm_alone, in.comm_busy,
+                                             in.gemm_beside.size() == K ? in.gemm_beside
+                                                                        : std::vector<double>(K, in.interference.gemm))
                       : pipeline_time(in.gemm, collectives, in.interference);
   p.interference = p.t_predicted - latency - p.chunk_collectives;
   return p;

@@ -88,24 +88,35 @@ struct CpuShare {
 // on the unchunked step run together is the check beside it, not an input.
 Interference cpu_interference(const CpuShare& cpu);
 
+// The same beside a collective that took `busy` beside busy cores where it
+// takes `alone` alone: its CPU work stays what it was alone, spread over
+// the longer time, so it holds transport_cores * alone / busy of the
+// cores, and the GEMM loses only that (busy below alone counts as alone).
+// Over emulated links on a 2-vCPU VM, 4 ranks' chunk collectives took
+// 1.8-5x as long beside busy cores, and their GEMMs in the step slowed
+// 1.0-1.3x where transport_cores alone gives 1.6-2.0x (docs/overlap.md).
+Interference cpu_interference_beside(CpuShare cpu, double alone, double busy);
+
 // The pipeline with each GEMM slowed for the part of it that runs beside
 // the previous chunk's collective, and each collective for the part beside
 // the next chunk's GEMM.
 double pipeline_time(const std::vector<double>& gemm, const std::vector<double>& comm, const Interference& s);
 
-// The pipeline with each GEMM slowed by `gemm_slowdown` for the part of it
-// beside the previous chunk's collective (as above), and each collective
-// timed twice: beside busy cores (`comm_busy`: the GEMMs' threads holding
+// The pipeline with each GEMM slowed for the part of it beside the previous
+// chunk's collective (as above), and each collective timed twice: beside busy cores (`comm_busy`: the GEMMs' threads holding
 // them) for the part of it that runs while GEMMs still run, alone after
-// the last GEMM ends. Collective k starts at s_k = max(gemm_end(k),
+// the last GEMM ends; `gemm_slowdown[j]` is the GEMM's beside collective j
+// (chunk j + 1's GEMM slowed for the part of it beside collective j's time
+// beside busy cores). Collective k starts at s_k = max(gemm_end(k),
 // comm_end(k-1)); with the window w = max(0, gemm_end(K) - s_k), b its
 // time beside busy cores and a alone,
 //   c_k = b                      if b <= w
 //       = w + (1 - w/b) * a      otherwise (the share left, at a's pace).
 // A collective is never faster beside busy cores than alone: b below a
-// (noise) counts as a. With b = a it is pipeline_time(gemm, comm, {gs, 1}).
+// (noise) counts as a. With b = a and every gemm_slowdown[j] = gs it is
+// pipeline_time(gemm, comm, {gs, 1}).
 double pipeline_time_beside(const std::vector<double>& gemm, const std::vector<double>& comm_alone,
-                            const std::vector<double>& comm_busy, double gemm_slowdown);
+                            const std::vector<double>& comm_busy, const std::vector<double>& gemm_slowdown);
 
 // The collectives' slowdown beside busy cores over all chunks (1: none):
 // sum of max(b, a) over sum of a.
@@ -123,6 +134,9 @@ struct PipelineInputs {
   // Each chunk's collective timed beside busy cores (empty: the
   // interference's collective slowdown stands in). Used with comm_alone.
   std::vector<double> comm_busy;
+  // With comm_busy: the GEMM's slowdown beside each chunk's collective
+  // (cpu_interference_beside; empty: interference.gemm beside each).
+  std::vector<double> gemm_beside;
   std::vector<double> elements;     // each chunk's collective, in elements (their sum: B*F)
   double latency_s = 0;             // collective_latency of the link model
   Interference interference;        // measured on the unchunked step (1, 1: none known)

@@ -94,12 +94,20 @@ model::Interference point_interference(const PointRecord& p) {
   return model::interference_from(p.t_math.median, p.t_comm.median, p.concurrent->gemm_s, p.concurrent->comm_s);
 }
 
-model::Interference transport_interference(const TransportCpu& cpu) {
+namespace {
+
+model::CpuShare transport_share(const TransportCpu& cpu) {
   model::CpuShare share;
   share.cores_per_rank = cpu.node_ranks > 0 ? static_cast<double>(cpu.node_cpus) / cpu.node_ranks : 1.0;
   share.gemm_threads = std::max(1, cpu.gemm_threads);
   share.transport_cores = cpu.cores();
-  return model::cpu_interference(share);
+  return share;
+}
+
+}  // namespace
+
+model::Interference transport_interference(const TransportCpu& cpu) {
+  return model::cpu_interference(transport_share(cpu));
 }
 
 OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::optional<model::Ceilings>& link,
@@ -130,6 +138,14 @@ OverlapRunAnalysis analyze_overlap_run(const model::Shape& shape, const std::opt
     in.comm_busy = run.comm_busy_s;
     a.interference.comm = model::busy_slowdown(in.comm_alone, in.comm_busy);
     a.comm_source = "busy cores";
+    if (run.transport_cpu) {
+      // The GEMM loses what the transport takes beside it: its CPU alone
+      // spread over each collective's time beside busy cores.
+      const model::CpuShare share = transport_share(*run.transport_cpu);
+      for (std::size_t k = 0; k < K; ++k)
+        in.gemm_beside.push_back(model::cpu_interference_beside(share, in.comm_alone[k], in.comm_busy[k]).gemm);
+      a.interference.gemm = model::cpu_interference_beside(share, 1, a.interference.comm).gemm;
+    }
   }
   a.model = model::predict_pipeline(in);
   if (a.measured_interference) {

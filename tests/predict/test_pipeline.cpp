@@ -214,15 +214,19 @@ TEST(Pipeline, CollectivesBesideBusyCoresWhileGemmsRun) {
   // GEMMs left beside it: beside busy cores it needs 3, so two thirds of
   // it run there and the last third at its pace alone (1/3 of 1):
   // 2 + 2 + 1/3. Chunk 2's starts after every GEMM: alone, 1.
-  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, 1), 4 + 1.0 / 3 + 1, 1e-12);
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, {1, 1}), 4 + 1.0 / 3 + 1, 1e-12);
   // Within its window it takes its busy time whole: 2 + 1.5, then 1.
-  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {1.5, 1.5}, 1), 5, 1e-12);
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {1.5, 1.5}, {1, 1}), 5, 1e-12);
   // Never faster than alone; with busy = alone it is the pipeline with the
   // GEMMs' slowdown alone.
-  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {0.5, 0.5}, 1), pipeline_time({2, 2}, {1, 1}), 1e-12);
-  EXPECT_NEAR(pipeline_time_beside({1, 3, 2}, {4, 2, 1}, {4, 2, 1}, 1.5),
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {0.5, 0.5}, {1, 1}), pipeline_time({2, 2}, {1, 1}), 1e-12);
+  EXPECT_NEAR(pipeline_time_beside({1, 3, 2}, {4, 2, 1}, {4, 2, 1}, {1.5, 1.5, 1.5}),
               pipeline_time({1, 3, 2}, {4, 2, 1}, Interference{1.5, 1}), 1e-12);
-  EXPECT_THROW(pipeline_time_beside({1, 2}, {1, 2}, {1}, 1), std::invalid_argument);
+  EXPECT_THROW(pipeline_time_beside({1, 2}, {1, 2}, {1}, {1, 1}), std::invalid_argument);
+  // Chunk 2's GEMM (2) beside collective 1 (3 beside busy cores) slowed
+  // x2 for all of it: GEMMs end at 6; collective 1 starts at 2, 3 < 4: 5;
+  // collective 2 at 6, alone: 7.
+  EXPECT_NEAR(pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, {2, 1}), 7, 1e-12);
   EXPECT_DOUBLE_EQ(busy_slowdown({1, 1}, {3, 0.5}), 2);
   EXPECT_DOUBLE_EQ(busy_slowdown({}, {}), 1);
 
@@ -238,10 +242,26 @@ TEST(Pipeline, CollectivesBesideBusyCoresWhileGemmsRun) {
   in.comm_busy = {3, 3};
   in.interference = {1.5, 7};  // the collective's 7 is not applied
   const PipelinePrediction p = predict_pipeline(in);
-  EXPECT_NEAR(p.t_predicted, pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, 1.5), 1e-12);
+  EXPECT_NEAR(p.t_predicted, pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, {1.5, 1.5}), 1e-12);
+  in.gemm_beside = {1.2, 1.1};  // per collective, where given
+  EXPECT_NEAR(predict_pipeline(in).t_predicted, pipeline_time_beside({2, 2}, {1, 1}, {3, 3}, {1.2, 1.1}), 1e-12);
   EXPECT_GT(p.interference, 0);
   EXPECT_NEAR(p.t_ideal + p.thinner_gemms + p.chunk_latency + p.chunk_collectives + p.interference, p.t_predicted,
               1e-12);
+}
+
+TEST(Pipeline, TheGemmLosesTheTransportsCpuSpreadOverItsTimeBesideBusyCores) {
+  // Half a core per rank (4 ranks on 2 CPUs), one GEMM thread, the
+  // transport 0.2 cores alone: 0.5 / 0.3 beside a collective as fast as
+  // alone; beside one twice as long it takes 0.1: 0.5 / 0.4.
+  CpuShare cpu;
+  cpu.cores_per_rank = 0.5;
+  cpu.gemm_threads = 1;
+  cpu.transport_cores = 0.2;
+  EXPECT_DOUBLE_EQ(cpu_interference_beside(cpu, 1, 1).gemm, 0.5 / 0.3);
+  EXPECT_DOUBLE_EQ(cpu_interference_beside(cpu, 1, 0.5).gemm, 0.5 / 0.3);  // never faster than alone
+  EXPECT_DOUBLE_EQ(cpu_interference_beside(cpu, 1, 2).gemm, 0.5 / 0.4);
+  EXPECT_DOUBLE_EQ(cpu_interference_beside(cpu, 1, 2).comm, 0.5 / 0.4);
 }
 
 TEST(Pipeline, DurationsFromSpans) {
