@@ -60,10 +60,12 @@ void SweepConsoleReporter::header(const sweep::SweepPlan& plan, const SweepConte
                                             : "even",
                         plan.overlap.sleeping_waits ? "sleeps between polls while it waits"
                                                     : "waits as MPI does");
-    out_ << "# under each row, per K: T_overlap measured; predicted = the pipeline model (each chunk's GEMM and "
-            "collective timed alone at their own shapes) with both slowed where they overlap by the CPU the "
-            "transport takes (CPU: its thread, process and node CPU time over the chunks' collectives alone; the "
-            "interference measured on the unchunked step run together is printed beside it as the check); the pure "
+    out_ << "# under each row, per K: T_overlap measured; predicted = the pipeline model (each chunk's GEMM timed "
+            "alone at its own shape; on a CPU slowed where it runs beside a collective by the CPU the transport "
+            "takes (its thread, process and node CPU time over the chunks' collectives alone, spread over their "
+            "time beside busy cores), and each chunk's collective timed alone, on a CPU beside busy cores (the "
+            "GEMM threads spinning) while GEMMs run; the interference measured on the unchunked step run "
+            "together is printed beside it as the check); the pure "
             "pipeline (the chunks' collectives from the link model W, alpha, g, no interference); on a GPU no interference; its ideal (the "
             "unchunked step cut as the chunks cut the rows); pipe = (T_step - T_overlap) / (T_step - ideal); the "
             "model's parts (thinner GEMMs, per-chunk latency, link model vs T_comm) and the measured gap's "

@@ -63,9 +63,11 @@ struct OverlapRunAnalysis {
   double model_error = 0;            // (T_model - T_overlap measured) / T_overlap measured
   double predicted_error = 0;        // the same for t_predicted (with the interference)
   // The interference the prediction applies: on the CPU the GEMM slowed by
-  // the transport's CPU share (model::cpu_interference of the run's
-  // TransportCpu: source "cpu"); without that record the unchunked step's
-  // GEMM and collective run together ("measured"), or none ("none").
+  // the transport's CPU share (source "cpu": model::cpu_interference of the
+  // run's TransportCpu; with the collectives timed beside busy cores,
+  // model::cpu_interference_beside per chunk, and here over all chunks);
+  // without that record the unchunked step's GEMM and collective run
+  // together ("measured"), or none ("none").
   model::Interference interference;
   std::string interference_source = "none";
   // Where the collectives' slowdown comes from: "busy cores" where the
