@@ -153,6 +153,11 @@ struct ChunkedStep {
 void spin_until_finished(ChunkWorker& worker, int threads) {
   std::atomic<bool> done{false};
   std::vector<std::jthread> more;
+  // Destroyed before `more` joins its threads, also when starting one throws.
+  struct Stop {
+    std::atomic<bool>& done;
+    ~Stop() { done.store(true, std::memory_order_release); }
+  } stop{done};
   for (int i = 1; i < threads; ++i)
     more.emplace_back([&done] {
       while (!done.load(std::memory_order_acquire)) {
@@ -160,7 +165,6 @@ void spin_until_finished(ChunkWorker& worker, int threads) {
     });
   while (!worker.finished()) {
   }
-  done.store(true, std::memory_order_release);
 }
 
 }  // namespace
