@@ -78,9 +78,10 @@
 #    neighbour's bytes, every product checks, and the sweep record is
 #    consistent (tests/sweep/check_sweep_json.py);
 #  - timing bounds, each blocking only if it held in 10 consecutive runs on
-#    a quiet machine and 3 under a parallel build (the list BLOCKING below;
-#    scripts/bench-emulation.sh measures that); the others are measured and
-#    printed in the same table, marked "reported", and fail nothing:
+#    a quiet machine and 3 under a parallel build and has not failed since
+#    (the list BLOCKING below, now empty; scripts/bench-emulation.sh
+#    measures the series); the others are measured and printed in the same
+#    table, marked "reported", and fail nothing:
 #      link_W      `link`'s W within 10% of 0.96 x the shaped rate
 #      probe_W     the ring probe's W (the book's link) within 10% of it
 #      bracketed   the sweep located D* (two points bracket it)
@@ -721,13 +722,17 @@ keep_out="$out_dir"
 out_dir="${out_dir:-$work/out}"
 mkdir -p "$out_dir"
 rm -f "$out_dir"/*.json "$out_dir"/*.txt "$out_dir/summary.tsv" "$out_dir"/*.jsonl
-# The timing bounds that fail the test (see the header): those that held in
-# 10 consecutive quiet runs and 3 under a parallel build (2026-12-01, the
-# 2-core development machine). The others failed there at least once: the
-# ring's TCP connections settle in one of two states per measurement (the
-# 4 MiB AllReduce on 2 ranks at 1 Gbit/s takes 35 or 50 ms), which moves
-# D* by 1.4x between measurements of one run.
-BLOCKING="${SHARDROOF_EMULATE_BLOCKING-link_W}"
+# The timing bounds that fail the test (see the header): none. Each must
+# hold in 10 consecutive quiet runs and 3 under a parallel build, and keep
+# holding. The others failed in such a series (2026-12-01, the 2-core
+# development machine): the ring's TCP connections settle in one of two
+# states per measurement (the 4 MiB AllReduce on 2 ranks at 1 Gbit/s takes
+# 35 or 50 ms), which moves D* by 1.4x between measurements of one run.
+# link_W held in that series and in 13 runs before it, then failed in a CI
+# run (2026-12-07: 0.897 of the expected W on 2 ranks at 0.5 Gbit/s), so it
+# is reported too (docs/emulation.md). SHARDROOF_EMULATE_BLOCKING="link_W"
+# makes it block again.
+BLOCKING="${SHARDROOF_EMULATE_BLOCKING-}"
 # `link` with its default sizes (8 B .. 8 MiB: both regimes of the fit),
 # fewer round trips.
 link_args=(link -n 5 -w 1)
@@ -856,8 +861,8 @@ for r in rows:
 widths = [max(len(l.split("\t")[i]) for l in lines) for i in range(len(cols))]
 for l in lines:
     print("  ".join(c.rjust(w) for c, w in zip(l.split("\t"), widths)))
-print("emulate-links: * = a reported bound, not blocking (it did not hold in 10 quiet runs and 3 under load); "
-      "blocking: " + (", ".join(sorted(blocking)) or "none"))
+print("emulate-links: * = a reported bound, not blocking (not shown to hold in every quiet and loaded run; "
+      "docs/emulation.md); blocking: " + (", ".join(sorted(blocking)) or "none"))
 for r in rows:
     if "scaling_off" in r:
         print(f"emulate-links: {r['ranks']} ranks, D*/C(D*) against the rate up to {r['rate_gbit']:g} Gbit/s: "
