@@ -32,8 +32,10 @@
 #
 # --congestion sets the TCP congestion control (net.ipv4.tcp_congestion_control,
 # one of net.ipv4.tcp_available_congestion_control) in every namespace that
-# sends: the ranks' and the slack calibration's; exit 77 where the kernel
-# keeps it for the whole machine. Where several flows share a shaped link
+# sends: the ranks' and the slack calibration's; where the host does not
+# allow it in namespaces (net.ipv4.tcp_allowed_congestion_control) but has
+# it, the host allows it for the run and gets its list back on exit; exit
+# 77 where the kernel keeps it for the whole machine. Where several flows share a shaped link
 # and finish at different times, BBR's pacing holds the flow that is left
 # near its share until its probing finds the rest, which a window-based
 # control (cubic) fills at once (docs/hierarchy.md, the emulated levels).
@@ -184,6 +186,7 @@ tbf_latency="${SHARDROOF_EMULATE_TBF_LATENCY:-100ms}"
 work="$(mktemp -d /tmp/shardroof-emulate.XXXXXX)"
 namespaces=()
 cpu_group=""
+allowed_congestion_before=""
 
 teardown() {
   local ns
@@ -195,6 +198,8 @@ cleanup() {
   local rc=$?
   teardown
   [[ -n "$cpu_group" ]] && "$repo/scripts/cpu-limit.sh" remove "$cpu_group"
+  [[ -n "$allowed_congestion_before" ]] &&
+    sysctl -q -w "net.ipv4.tcp_allowed_congestion_control=$allowed_congestion_before" >/dev/null 2>&1
   rm -rf "$work"
   exit $rc
 }
@@ -202,11 +207,22 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # sender_ns <namespace>: a namespace whose TCP sends the emulated traffic
-# gets --congestion's control.
+# gets --congestion's control. A namespace other than the host's may take
+# only a control the host allows (net.ipv4.tcp_allowed_congestion_control:
+# on a host whose default is bbr that can be "reno bbr", without cubic);
+# where the control is available but not allowed, the host allows it for
+# this run and gets its own list back on exit (cleanup).
 sender_ns() {
   [[ -z "$congestion" ]] && return 0
-  ip netns exec "$1" sysctl -q -w "net.ipv4.tcp_congestion_control=$congestion" >/dev/null 2>&1 \
-    || skip "cannot set the congestion control $congestion in a namespace here (available: $(sysctl -n net.ipv4.tcp_available_congestion_control 2>/dev/null))"
+  ip netns exec "$1" sysctl -q -w "net.ipv4.tcp_congestion_control=$congestion" >/dev/null 2>&1 && return 0
+  local allowed
+  allowed="$(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null)"
+  if [[ -z "$allowed_congestion_before" && -n "$allowed" && " $allowed " != *" $congestion "* ]] &&
+     sysctl -q -w "net.ipv4.tcp_allowed_congestion_control=$allowed $congestion" >/dev/null 2>&1; then
+    allowed_congestion_before="$allowed"
+    ip netns exec "$1" sysctl -q -w "net.ipv4.tcp_congestion_control=$congestion" >/dev/null 2>&1 && return 0
+  fi
+  skip "cannot set the congestion control $congestion in a namespace here (available: $(sysctl -n net.ipv4.tcp_available_congestion_control 2>/dev/null); allowed: $(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null))"
 }
 
 # Probe: can this kernel/container create namespaces, veth pairs and which
