@@ -16,11 +16,11 @@
 
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -149,18 +149,14 @@ struct ChunkedStep {
 // Keeps the calling thread and `threads` - 1 more spinning until `worker`
 // has run everything handed to it: the cores a GEMM of that many threads
 // holds, as the scheduler sees them (never idle, never yielding), without
-// its arithmetic or memory traffic.
+// its arithmetic or memory traffic. Each helper spins until its jthread
+// asks it to stop, on destruction: on return, or when starting another
+// throws.
 void spin_until_finished(ChunkWorker& worker, int threads) {
-  std::atomic<bool> done{false};
   std::vector<std::jthread> more;
-  // Destroyed before `more` joins its threads, also when starting one throws.
-  struct Stop {
-    std::atomic<bool>& done;
-    ~Stop() { done.store(true, std::memory_order_release); }
-  } stop{done};
   for (int i = 1; i < threads; ++i)
-    more.emplace_back([&done] {
-      while (!done.load(std::memory_order_acquire)) {
+    more.emplace_back([](std::stop_token stop) {
+      while (!stop.stop_requested()) {
       }
     });
   while (!worker.finished()) {
